@@ -1,0 +1,286 @@
+"""Plotting functions for the chapters, in the ``ax=None`` style.
+
+Every function draws on the matplotlib Axes it is given (or on the axes of a new figure when
+``ax`` is None) and returns that Axes. None of them calls ``plt.show()``, changes
+``matplotlib.rcParams`` or a style, or runs a solver: they draw what they are given. This
+module imports matplotlib, so ``import svmlab`` does not; import ``svmlab.plots`` to plot.
+
+Colours: class +1 red, class -1 blue, everywhere (the decision-value colormap agrees: f > 0
+red, f < 0 blue).
+"""
+
+from __future__ import annotations
+
+import matplotlib.pyplot as plt
+import numpy as np
+from matplotlib.lines import Line2D
+
+__all__ = [
+    "plot_decision_function",
+    "plot_support_vectors",
+    "plot_convergence",
+    "plot_losses",
+]
+
+_POS_COLOUR = "tab:red"
+_NEG_COLOUR = "tab:blue"
+_CLASSES = ((1.0, _POS_COLOUR, "class +1"), (-1.0, _NEG_COLOUR, "class -1"))
+_DECISION_CMAP = "RdBu_r"  # blue below 0, white at 0, red above
+
+# marker areas (points^2) for alpha = 0 and for the largest alpha
+_SIZE_ZERO = 6.0
+_SIZE_MAX = 90.0
+_SIZE_PLAIN = 12.0  # points drawn without alpha
+
+_AXIS_WORDS = {
+    "epoch": "epoch (passes over the data)",
+    "time": "time (s)",
+    "primal": "primal P(w)",
+    "dual": "dual D(alpha)",
+    "objective": "objective: primal P (solid), dual D (dashed)",
+    "gap": "duality gap P - D",
+    "kkt": "KKT violation (max |projected gradient|)",
+    "n_active": "active variables (after shrinking)",
+    "dw_norm": "|w(k+1) - w(k)|, change of w over the epoch",
+}
+_LOG_FIELDS = frozenset({"gap", "kkt", "dw_norm"})
+
+
+def _axes(ax):
+    if ax is None:
+        _, ax = plt.subplots()
+    return ax
+
+
+# ----------------------------------------------------------------------------------------
+# points, support vectors and decision functions (2-D data)
+# ----------------------------------------------------------------------------------------
+
+def _check_points(X, y):
+    X = np.asarray(X, dtype=float)
+    y = np.asarray(y, dtype=float).ravel()
+    if X.ndim != 2 or X.shape[1] != 2:
+        raise ValueError(f"X must have shape (n, 2) for a plane plot, got {X.shape}")
+    if y.shape[0] != X.shape[0]:
+        raise ValueError(f"y has {y.shape[0]} labels for {X.shape[0]} points")
+    return X, y
+
+
+def _alpha_sizes(alpha):
+    """Marker areas growing linearly with alpha: alpha = 0 gives a small dot."""
+    alpha = np.asarray(alpha, dtype=float).ravel()
+    top = alpha.max() if alpha.size else 0.0
+    if not np.isfinite(top) or top <= 0.0:
+        return np.full(alpha.shape, _SIZE_ZERO)
+    return _SIZE_ZERO + (_SIZE_MAX - _SIZE_ZERO) * np.clip(alpha, 0.0, None) / top
+
+
+def _scatter_classes(ax, X, y, sizes):
+    for label, colour, _ in _CLASSES:
+        mask = y == label
+        ax.scatter(X[mask, 0], X[mask, 1], s=sizes[mask], c=colour, alpha=0.8,
+                   linewidths=0, zorder=2)
+
+
+def _legend_handle(colour, marker="o", face=None, label=""):
+    return Line2D([], [], linestyle="none", marker=marker, markersize=6,
+                  markerfacecolor=colour if face is None else face,
+                  markeredgecolor=colour, label=label)
+
+
+def _draw_points(ax, X, y, alpha=None, upper=None):
+    """Scatter the classes (sized by alpha when given, marking bounded and free SVs when
+    upper is given) and add a small legend; the one helper behind both public functions."""
+    handles = [_legend_handle(c, label=name) for _, c, name in _CLASSES]
+    if alpha is None:
+        _scatter_classes(ax, X, y, np.full(y.shape, _SIZE_PLAIN))
+    else:
+        alpha = np.asarray(alpha, dtype=float).ravel()
+        if alpha.shape != y.shape:
+            raise ValueError(f"alpha has {alpha.size} values for {y.size} points")
+        sizes = _alpha_sizes(alpha)
+        _scatter_classes(ax, X, y, sizes)
+        if upper is not None:
+            upper = np.broadcast_to(np.asarray(upper, dtype=float), alpha.shape)
+            bounded = (alpha > 0) & ((alpha >= upper) | np.isclose(alpha, upper, rtol=1e-8, atol=0))
+            free = (alpha > 0) & ~bounded
+            ax.scatter(X[free, 0], X[free, 1], s=sizes[free], facecolors="none",
+                       edgecolors="black", linewidths=0.9, zorder=3)
+            ax.scatter(X[bounded, 0], X[bounded, 1], s=sizes[bounded], marker="s",
+                       facecolors="none", edgecolors="dimgray", linewidths=0.5, zorder=3)
+            handles += [
+                _legend_handle("black", face="none", label="free SV, 0 < alpha < C"),
+                _legend_handle("dimgray", marker="s", face="none", label="bounded SV, alpha = C"),
+            ]
+    ax.legend(handles=handles, fontsize="small", loc="upper left", framealpha=0.8)
+    ax.set_xlabel("$x_1$")
+    ax.set_ylabel("$x_2$")
+    return ax
+
+
+def plot_support_vectors(X, y, alpha, upper=None, ax=None):
+    """The points of a 2-D data set, each drawn with an area that grows with its alpha.
+
+    As seed 000's Figure 4: points with alpha = 0 (not support vectors) are small dots, the
+    support vectors grow with their dual variable. With ``upper`` (the box bound C, a scalar
+    or one value per sample) the bounded support vectors (alpha = C, inside the margin or
+    misclassified) get a grey square and the free ones (0 < alpha < C, on the margin) a black
+    ring. ``alpha`` is in LIBLINEAR units (``estimator.alpha_``).
+    """
+    X, y = _check_points(X, y)
+    return _draw_points(_axes(ax), X, y, alpha=alpha, upper=upper)
+
+
+def _decision_callable(decision):
+    method = getattr(decision, "decision_function", None)
+    if callable(method):
+        return method
+    if callable(decision):
+        return decision
+    raise ValueError("decision must be a callable or have a decision_function method")
+
+
+def _bounding_grid(X, grid, margin=0.1):
+    lo, hi = X.min(axis=0), X.max(axis=0)
+    pad = margin * np.where(hi > lo, hi - lo, 1.0)
+    xs = np.linspace(lo[0] - pad[0], hi[0] + pad[0], grid)
+    ys = np.linspace(lo[1] - pad[1], hi[1] + pad[1], grid)
+    return np.meshgrid(xs, ys)
+
+
+def plot_decision_function(decision, X, y, ax=None, alpha=None, upper=None, grid=200,
+                           title=None):
+    """The decision value f over the plane, the boundary and the margins, and the data.
+
+    ``decision`` is a callable mapping an (m, 2) array to m decision values, or any object
+    with a ``decision_function`` method (a fitted ``LinearSVM`` or ``KernelSVM``). Draws a
+    filled contour of f over the data's bounding box plus 10 % (blue f < 0, white f = 0, red
+    f > 0), the boundary f = 0 as a solid line, the margins f = -1 and f = +1 as dashed
+    lines, and the points coloured by class; with ``alpha`` (and ``upper``) the points are
+    drawn as in :func:`plot_support_vectors`.
+    """
+    X, y = _check_points(X, y)
+    if int(grid) < 2:
+        raise ValueError(f"grid must be at least 2, got {grid}")
+    f = _decision_callable(decision)
+    ax = _axes(ax)
+    xx, yy = _bounding_grid(X, int(grid))
+    zz = np.asarray(f(np.column_stack([xx.ravel(), yy.ravel()])), dtype=float).reshape(xx.shape)
+
+    top = float(np.nanmax(np.abs(zz))) if np.isfinite(zz).any() else 0.0
+    top = max(top, 1.0)
+    ax.contourf(xx, yy, zz, levels=np.linspace(-top, top, 21), cmap=_DECISION_CMAP,
+                alpha=0.55, zorder=0)
+    if np.nanmin(zz) < 1.0 and np.nanmax(zz) > -1.0:  # some level line is in the picture
+        ax.contour(xx, yy, zz, levels=[-1.0, 0.0, 1.0], colors="black",
+                   linestyles=["dashed", "solid", "dashed"], linewidths=[1.0, 1.5, 1.0],
+                   zorder=1)
+    _draw_points(ax, X, y, alpha=alpha, upper=upper)
+    ax.set_xlim(xx[0, 0], xx[0, -1])
+    ax.set_ylim(yy[0, 0], yy[-1, 0])
+    if title is not None:
+        ax.set_title(title)
+    return ax
+
+
+# ----------------------------------------------------------------------------------------
+# convergence traces
+# ----------------------------------------------------------------------------------------
+
+def _labelled_traces(traces, labels):
+    if traces is None:
+        raise ValueError("no trace to plot (fit the estimator with trace=True)")
+    if isinstance(traces, dict):
+        pairs = list(traces.items())
+    elif hasattr(traces, "epoch"):
+        pairs = [(None, traces)]
+    else:
+        pairs = [(None, t) for t in traces]
+    if labels is not None:
+        labels = list(labels)
+        if len(labels) != len(pairs):
+            raise ValueError(f"{len(labels)} labels for {len(pairs)} traces")
+        pairs = [(lab, t) for lab, (_, t) in zip(labels, pairs)]
+    return pairs
+
+
+def _trace_values(trace, name):
+    try:
+        return np.asarray(getattr(trace, name), dtype=float).ravel()
+    except AttributeError:
+        raise ValueError(f"the trace has no field {name!r}") from None
+
+
+def _trace_line(ax, xs, ys, log, label=None, **style):
+    keep = np.isfinite(xs) & np.isfinite(ys)
+    if log:
+        keep &= ys > 0
+    return ax.plot(xs[keep], ys[keep], label=label, **style)[0]
+
+
+def _suffix(label, text):
+    return text if label is None else f"{label}: {text}"
+
+
+def plot_convergence(traces, field="gap", x="epoch", ax=None, labels=None, logy=True):
+    """One recorded quantity of one or more solver runs against epochs (or time).
+
+    ``traces`` is a trace (``estimator.trace_``, a ``svmlab.trace.Trace``), a list of them,
+    or a dict label -> trace; any object with array attributes ``epoch, primal, dual, gap,
+    kkt, n_active, dw_norm, time`` works. ``field`` is one of those names, or
+    ``"objective"``, which draws the primal value (solid) and the dual value (dashed) in one
+    colour a run, so that strong duality shows as the two curves meeting. ``x`` is
+    ``"epoch"`` or ``"time"``. With ``logy`` the quantities that go to zero (gap, kkt,
+    dw_norm) get a log axis and their non-positive values are left out; the others are drawn
+    on a linear axis. ``labels`` overrides the legend labels.
+    """
+    ax = _axes(ax)
+    pairs = _labelled_traces(traces, labels)
+    log = bool(logy) and field in _LOG_FIELDS
+    for label, trace in pairs:
+        xs = _trace_values(trace, x)
+        if field == "objective":
+            line = _trace_line(ax, xs, _trace_values(trace, "primal"), False,
+                               label=_suffix(label, "primal P"))
+            _trace_line(ax, xs, _trace_values(trace, "dual"), False,
+                        label=_suffix(label, "dual D"), color=line.get_color(),
+                        linestyle="dashed")
+        else:
+            _trace_line(ax, xs, _trace_values(trace, field), log, label=label)
+    if log:
+        ax.set_yscale("log")
+    ax.set_xlabel(_AXIS_WORDS.get(x, x))
+    ax.set_ylabel(_AXIS_WORDS.get(field, field))
+    if field == "objective" or any(label is not None for label, _ in pairs):
+        ax.legend(fontsize="small")
+    return ax
+
+
+# ----------------------------------------------------------------------------------------
+# losses (chapter 1)
+# ----------------------------------------------------------------------------------------
+
+def plot_losses(ax=None, margins=None):
+    """The 0-1 loss, the hinge loss and the squared hinge loss against the margin m = y f(x).
+
+    0-1: 1 when m <= 0 (wrong side or on the boundary), else 0; hinge (L1-loss):
+    max(0, 1 - m); squared hinge (L2-loss): max(0, 1 - m)^2. Both SVM losses are convex
+    upper bounds of the 0-1 loss and vanish for m >= 1. ``margins`` are the values of m to
+    draw (default: 601 points on [-2, 3]).
+    """
+    ax = _axes(ax)
+    if margins is None:
+        m = np.linspace(-2.0, 3.0, 601)
+    else:
+        m = np.sort(np.asarray(margins, dtype=float).ravel())
+    hinge = np.maximum(0.0, 1.0 - m)
+    ax.plot(m, np.where(m <= 0.0, 1.0, 0.0), drawstyle="steps-post", color="black",
+            label="0-1 loss: 1 if m <= 0")
+    ax.plot(m, hinge, label="hinge: max(0, 1 - m)")
+    ax.plot(m, hinge**2, label="squared hinge: max(0, 1 - m)$^2$")
+    ax.axvline(1.0, color="gray", linewidth=0.7, linestyle="dotted")
+    ax.set_xlabel("margin m = y f(x)")
+    ax.set_ylabel("loss")
+    ax.set_ylim(-0.1, min(float(np.max(hinge**2, initial=1.0)), 4.0) + 0.2)
+    ax.legend(fontsize="small")
+    return ax

@@ -1,0 +1,40 @@
+"""Solver families, one a module. Each exposes ``solve(...) -> SolverResult``.
+
+The estimators pick a solver by name from :data:`LINEAR` or :data:`KERNEL`; a solver module
+is imported only when it is first used, so ``import svmlab`` compiles nothing.
+"""
+
+from dataclasses import dataclass
+from importlib import import_module
+
+import numpy as np
+
+# name -> (module, function, the estimator parameters the solver takes as keyword options)
+LINEAR = {
+    "subgradient": ("subgradient", "solve", ()),
+    "dual_gradient": ("dual_gradient", "solve_linear", ()),
+}
+KERNEL = {
+    "dual_gradient": ("dual_gradient", "solve_kernel", ()),
+}
+
+
+@dataclass
+class SolverResult:
+    """What a solver returns: the dual variables (LIBLINEAR units), the primal vector w
+    (length d + 1 with the bias feature's weight last; None for kernel solvers), the bias
+    when it is free, the epochs run, and whether ``tol`` was met."""
+
+    alpha: np.ndarray
+    w: np.ndarray | None
+    b: float
+    n_iter: int
+    converged: bool
+
+
+def get(table, name, params):
+    """The solve function registered under ``name`` in ``table``, with its options taken
+    from ``params`` (an estimator's get_params()) as keyword arguments."""
+    module, function, option_names = table[name]
+    solve = getattr(import_module(f"{__name__}.{module}"), function)
+    return solve, {key: params[key] for key in option_names}

@@ -1,0 +1,188 @@
+"""What a solver records while it runs, for convergence plots and animations.
+
+A solver kernel receives :class:`Buffers` and calls :func:`record` every ``every`` epochs; with
+``every == 0`` the buffers are empty and the kernel computes nothing extra. Plots and
+animations read the resulting :class:`Trace`; they never run a solver.
+"""
+
+import time
+from collections import namedtuple
+from dataclasses import dataclass
+
+import numpy as np
+from numba import njit, objmode
+
+FIELDS = ("epoch", "primal", "dual", "gap", "kkt", "n_active", "dw_norm", "time")
+MAX_SNAPSHOTS = 64
+MAX_SNAPSHOT_FLOATS = 4_000_000
+
+Buffers = namedtuple("Buffers", "every rows state clock snap_epoch snap_alpha snap_w")
+Buffers.__doc__ = """Trace buffers a numba kernel writes into.
+
+every: record every k epochs (0: off); rows: (R, 8) float64, one row per record, columns
+FIELDS; state: int64 [records, snapshots, snapshot stride]; clock: float64 [start, time spent
+recording, start of the current record]; snap_*: bounded snapshots of alpha and w.
+"""
+
+
+@dataclass
+class Trace:
+    """A solver's record, one entry per recorded epoch.
+
+    ``epoch`` counts passes over the data; ``primal``, ``dual`` and ``gap`` are P(w), D(alpha)
+    and P - D of the book's C-form problem; ``kkt`` the KKT violation (see
+    :func:`svmlab.objective.kkt_violation`); ``n_active`` the samples the solver still works on
+    (the active set with shrinking, else the support vectors, or for the primal subgradient the
+    margin violators); ``dw_norm`` is |w_k - w_(k-1)| between recorded epochs; ``time`` the
+    solver's seconds since it started, without the cost of recording.
+
+    ``snapshot_*`` hold at most ``MAX_SNAPSHOTS`` states (alpha, coef, intercept) spread evenly
+    over the run, the last state always among them: the frames of an animation.
+    """
+
+    solver: str
+    epoch: np.ndarray
+    primal: np.ndarray
+    dual: np.ndarray
+    gap: np.ndarray
+    kkt: np.ndarray
+    n_active: np.ndarray
+    dw_norm: np.ndarray
+    time: np.ndarray
+    snapshot_epoch: np.ndarray
+    snapshot_alpha: np.ndarray
+    snapshot_coef: np.ndarray
+    snapshot_intercept: np.ndarray
+
+    def __len__(self):
+        return len(self.epoch)
+
+    def __repr__(self):
+        if not len(self):
+            return f"Trace({self.solver!r}, empty)"
+        return (f"Trace({self.solver!r}, {len(self)} records, epochs {self.epoch[0]}..{self.epoch[-1]}, "
+                f"final gap {self.gap[-1]:.3e}, {len(self.snapshot_epoch)} snapshots)")
+
+
+class Recorder:
+    """Allocates the buffers for one solve and turns them into a :class:`Trace` afterwards."""
+
+    def __init__(self, every, max_epochs, n_samples, w_size):
+        self.every = int(every)
+        on = self.every > 0
+        n_rows = max_epochs // self.every + 2 if on else 0
+        n_snap = min(MAX_SNAPSHOTS, MAX_SNAPSHOT_FLOATS // max(n_samples + w_size, 1)) if on else 0
+        self.buffers = Buffers(
+            np.int64(self.every),
+            np.zeros((n_rows, len(FIELDS))),
+            np.array([0, 0, 1], dtype=np.int64),
+            np.zeros(3),
+            np.zeros(n_snap, dtype=np.int64),
+            np.zeros((n_snap, n_samples if on else 0)),
+            np.zeros((n_snap, w_size if on else 0)),
+        )
+
+    @classmethod
+    def for_option(cls, trace, max_epochs, n_samples, w_size):
+        """``trace`` as the estimators take it: False, True (every epoch) or k (every k)."""
+        return cls(int(trace), max_epochs, n_samples, w_size)
+
+    def to_trace(self, solver, coef_and_intercept):
+        """The :class:`Trace`, or None when nothing was recorded.
+
+        ``coef_and_intercept`` maps a solver's w vector to (coef, intercept) in user units.
+        """
+        if self.every == 0:
+            return None
+        b = self.buffers
+        rows = b.rows[: b.state[0]]
+        k = b.state[1]
+        pairs = [coef_and_intercept(w) for w in b.snap_w[:k]]
+        coef = np.array([p[0] for p in pairs]) if pairs else np.zeros((0, 0))
+        intercept = np.array([p[1] for p in pairs], dtype=float)
+        columns = {name: rows[:, j].copy() for j, name in enumerate(FIELDS)}
+        columns["epoch"] = columns["epoch"].astype(np.int64)
+        columns["n_active"] = columns["n_active"].astype(np.int64)
+        return Trace(solver, **columns, snapshot_epoch=b.snap_epoch[:k].copy(),
+                     snapshot_alpha=b.snap_alpha[:k].copy(), snapshot_coef=coef,
+                     snapshot_intercept=intercept)
+
+
+@njit(cache=True)
+def now():
+    """Wall-clock seconds, readable inside a numba kernel."""
+    with objmode(t="float64"):
+        t = time.perf_counter()
+    return t
+
+
+@njit(cache=True)
+def start(buf):
+    """Start the solver's clock (only when recording)."""
+    if buf.every > 0:
+        buf.clock[0] = now()
+        buf.clock[1] = 0.0
+
+
+@njit(cache=True)
+def due(buf, epoch, done):
+    """Whether this epoch is recorded: every ``every`` epochs, and the last one."""
+    return buf.every > 0 and (done or epoch % buf.every == 0)
+
+
+@njit(cache=True)
+def pause(buf):
+    """Stop the solver's clock for a record; returns the solver time so far."""
+    t = now()
+    buf.clock[2] = t
+    return t - buf.clock[0] - buf.clock[1]
+
+
+@njit(cache=True)
+def record(buf, epoch, primal, dual, kkt, n_active, dw_norm, solver_time, alpha, w, last):
+    """Append one row, keep a snapshot when due, and restart the solver's clock."""
+    k = buf.state[0]
+    if k < buf.rows.shape[0]:
+        row = buf.rows[k]
+        row[0] = epoch
+        row[1] = primal
+        row[2] = dual
+        row[3] = primal - dual
+        row[4] = kkt
+        row[5] = n_active
+        row[6] = dw_norm
+        row[7] = solver_time
+        buf.state[0] = k + 1
+        _snapshot(buf, k, epoch, alpha, w, last)
+    buf.clock[1] += now() - buf.clock[2]
+
+
+@njit(cache=True)
+def _snapshot(buf, k, epoch, alpha, w, last):
+    """Keep records 0, s, 2s, ... with s doubling whenever the buffer fills; always the last."""
+    cap = buf.snap_epoch.shape[0]
+    stride = buf.state[2]
+    s = buf.state[1]
+    if cap == 0 or (k % stride != 0 and not last):
+        return
+    if s == cap:
+        for j in range(cap // 2):
+            _store(buf, j, buf.snap_epoch[2 * j], buf.snap_alpha[2 * j], buf.snap_w[2 * j])
+        s = cap // 2
+        stride *= 2
+        buf.state[2] = stride
+        if k % stride != 0 and not last:
+            buf.state[1] = s
+            return
+    _store(buf, s, epoch, alpha, w)
+    buf.state[1] = s + 1
+
+
+@njit(cache=True)
+def _store(buf, s, epoch, alpha, w):
+    # element loops: numba compiles slice assignment between arrays far more slowly
+    buf.snap_epoch[s] = epoch
+    for j in range(alpha.shape[0]):
+        buf.snap_alpha[s, j] = alpha[j]
+    for j in range(w.shape[0]):
+        buf.snap_w[s, j] = w[j]
