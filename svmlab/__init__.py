@@ -18,6 +18,8 @@ _LAZY = {
     "LinearSVM": "estimators",
     "KernelSVM": "estimators",
     "ConvergenceWarning": "estimators",
+    "NotFittedError": "estimators",
+    "DataConversionWarning": "validation",
     "SVMProblem": "problem",
     "Trace": "trace",
 }

@@ -5,8 +5,12 @@ calls a solver kernel (:mod:`svmlab.solvers`) and wraps the result in fitted att
 a trailing underscore. scikit-learn is not imported here.
 """
 
+import functools
 import inspect
+import sys
 import warnings
+from collections import namedtuple
+from itertools import combinations
 
 import numpy as np
 
@@ -14,16 +18,35 @@ from . import solvers
 from .kernels import KERNELS, kernel_matvec, make_kernel
 from .rows import as_rows
 from .trace import Recorder
-from .validation import (binary_labels, check_bool, check_features, check_random_state, check_X_y,
-                         loss_code, one_of, positive_int, positive_number, sample_C, trace_every)
+from .validation import (check_bool, check_features, check_random_state, check_X_y, class_labels, class_weights,
+                         loss_code, one_of, positive_int, positive_number, trace_every)
 
 
 class ConvergenceWarning(UserWarning):
     """The solver stopped at ``max_iter`` before meeting ``tol``; the model holds its best iterate."""
 
 
+class NotFittedError(ValueError, AttributeError):
+    """A method that needs a fitted model was called before ``fit``."""
+
+
+@functools.cache
+def _not_fitted_error_class(with_sklearn):
+    """svmlab's NotFittedError, which is also scikit-learn's when scikit-learn is loaded (its
+    tools are the ones calling then), so code catching either recognises it."""
+    if not with_sklearn:
+        return NotFittedError
+    from sklearn.exceptions import NotFittedError as SklearnNotFitted
+
+    return type("NotFittedError", (NotFittedError, SklearnNotFitted), {"__module__": __name__})
+
+
+# One binary problem's solution: dual variables, (coef, intercept), epochs, tol met, trace.
+_Binary = namedtuple("_Binary", "alpha coef intercept n_iter converged trace")
+
+
 class _SVMBase:
-    """Parameters, prediction and scoring shared by the estimators."""
+    """Parameters, the fit driver (binary or multi-class), prediction and scoring."""
 
     _estimator_type = "classifier"
 
@@ -50,40 +73,84 @@ class _SVMBase:
         changed = [f"{k}={v!r}" for k, v in self.get_params().items() if repr(v) != repr(defaults[k].default)]
         return f"{type(self).__name__}({', '.join(changed)})"
 
+    def __sklearn_tags__(self):
+        """Tags for scikit-learn's tools (GridSearchCV, check_estimator). scikit-learn calls this,
+        so it is imported here only when scikit-learn is already in use."""
+        from sklearn.utils import ClassifierTags, InputTags, Tags, TargetTags
+
+        return Tags(estimator_type="classifier", target_tags=TargetTags(required=True),
+                    classifier_tags=ClassifierTags(), input_tags=InputTags(sparse=True))
+
+    # -- fitting ----------------------------------------------------------------------------
+    def fit(self, X, y):
+        """Solve the SVM on (X, y): one binary problem for two classes, several for more
+        (one-vs-rest for LinearSVM as LIBLINEAR, one-vs-one for KernelSVM as LIBSVM).
+        Returns self."""
+        options = self._check_params()
+        X, y = check_X_y(X, y)
+        self.classes_, codes = class_labels(y)
+        self.n_features_in_ = X.shape[1]
+        self._setup(X)
+        weights = class_weights(self.C, self.class_weight, self.classes_, codes)
+        tasks = self._tasks(codes, weights)
+        fits = [self._fit_binary(X if rows is None else X[rows], y_pm, Ci, options) for rows, y_pm, Ci in tasks]
+        self._store(X, tasks, fits)
+        if not all(f.converged for f in fits):
+            warnings.warn(f"{type(self).__name__}(solver={self.solver!r}) stopped at max_iter={self.max_iter} "
+                          f"before reaching tol={self.tol}; the model holds the best iterate. Increase max_iter "
+                          "or tol.", ConvergenceWarning, stacklevel=2)
+        return self
+
+    def _setup(self, X):
+        """Whatever the binary problems share, computed once on the whole training set."""
+
+    def _check_params(self):
+        one_of(self.solver, "solver", tuple(self._solvers))
+        return dict(code=loss_code(self.loss), tol=positive_number(self.tol, "tol"),
+                    max_iter=positive_int(self.max_iter, "max_iter"), every=trace_every(self.trace),
+                    rng=check_random_state(self.random_state),
+                    fit_intercept=check_bool(self.fit_intercept, "fit_intercept"))
+
+    def _solve(self, data, y_pm, Ci, options, w_size, *args):
+        """Run the chosen solver on one binary problem; returns its result and trace."""
+        o = options
+        recorder = Recorder(o["every"], o["max_iter"], len(y_pm), w_size)
+        solve, extra = solvers.get(self._solvers, self.solver, self.get_params())
+        result = solve(*data, y_pm, Ci, o["code"], *args, o["tol"], o["max_iter"], o["rng"], recorder.buffers,
+                       **extra)
+        return result, recorder
+
+    def _store(self, X, tasks, fits):
+        """Fitted attributes; alpha_ and dual_coef_ have one row per binary problem when
+        there are several (zero for samples a problem does not use)."""
+        coefs = np.zeros((len(fits), X.shape[0]))
+        for row, (rows, y_pm, _), fit in zip(coefs, tasks, fits):
+            row[slice(None) if rows is None else rows] = fit.alpha * y_pm
+        alpha = np.abs(coefs)
+        self.alpha_ = alpha[0] if len(fits) == 1 else alpha
+        self.support_ = np.flatnonzero(alpha.any(axis=0))
+        self.dual_coef_ = coefs[:, self.support_]
+        self.intercept_ = np.array([f.intercept for f in fits])
+        self.n_iter_ = max(f.n_iter for f in fits)
+        traces = [f.trace for f in fits]
+        self.trace_ = traces[0] if len(fits) == 1 else (traces if traces[0] is not None else None)
+
     # -- prediction ----------------------------------------------------------------------
+    def _check_fitted(self, X):
+        if not hasattr(self, "classes_"):
+            error = _not_fitted_error_class("sklearn.exceptions" in sys.modules)
+            raise error(f"This {type(self).__name__} is not fitted yet; call fit(X, y) first.")
+        return check_features(X, self.n_features_in_, type(self).__name__)
+
     def predict(self, X):
-        """The class of each row: classes_[1] where the decision function is > 0."""
-        return self.classes_[(self.decision_function(X) > 0).astype(int)]
+        """The class of each row: classes_[1] where the decision function is > 0 (two
+        classes), else the class with the largest decision value."""
+        f = self.decision_function(X)
+        return self.classes_[(f > 0).astype(int) if f.ndim == 1 else f.argmax(axis=1)]
 
     def score(self, X, y):
         """Mean accuracy on (X, y)."""
         return float(np.mean(self.predict(X) == np.asarray(y)))
-
-    # -- fitting helpers -----------------------------------------------------------------
-    def _common_checks(self, solver_table):
-        one_of(self.solver, "solver", tuple(solver_table))
-        positive_number(self.tol, "tol")
-        check_bool(self.fit_intercept, "fit_intercept")
-        return (loss_code(self.loss), positive_int(self.max_iter, "max_iter"),
-                trace_every(self.trace), check_random_state(self.random_state))
-
-    def _labels(self, X, y):
-        X, y = check_X_y(X, y)
-        self.classes_, y_pm = binary_labels(y)
-        self.n_features_in_ = X.shape[1]
-        return X, y_pm, sample_C(self.C, self.class_weight, self.classes_, y_pm)
-
-    def _finish(self, result, y_pm, recorder, to_user_units):
-        self.alpha_ = result.alpha
-        self.support_ = np.flatnonzero(result.alpha > 0)
-        self.dual_coef_ = (result.alpha * y_pm)[self.support_][None, :]
-        self.n_iter_ = result.n_iter
-        self.trace_ = recorder.to_trace(self.solver, to_user_units)
-        if not result.converged:
-            warnings.warn(f"{type(self).__name__}(solver={self.solver!r}) stopped at max_iter={self.max_iter} "
-                          f"before reaching tol={self.tol}; the model holds the best iterate. Increase max_iter "
-                          "or tol.", ConvergenceWarning, stacklevel=3)
-        return self
 
 
 class LinearSVM(_SVMBase):
@@ -93,10 +160,12 @@ class LinearSVM(_SVMBase):
     ----------
     C : float > 0, the penalty.
     loss : "hinge" (L1-loss SVM) or "squared_hinge" (L2-loss SVM).
-    solver : "subgradient" (primal, chapter 1) or "dual_gradient" (projected gradient on the
-        dual, chapter 2).
+    solver : "dcd" (dual coordinate descent, chapters 3-4, the default), "subgradient"
+        (primal, chapter 1) or "dual_gradient" (projected gradient on the dual, chapter 2).
     tol : float > 0, the stopping tolerance epsilon: the relative duality gap (P - D) / P for
-        "subgradient", the KKT violation max |PG_i| for "dual_gradient".
+        "subgradient", the KKT violation max |PG_i| for "dual_gradient", and for "dcd" with
+        stopping="pg" the spread max_i PG_i - min_i PG_i over an epoch (LIBLINEAR's eps),
+        with stopping="dw" the change |w_k - w_(k-1)| over an epoch.
     max_iter : int >= 1, the most epochs (passes over the data).
     fit_intercept : whether to fit a bias b. As in LIBLINEAR, b is the weight of a feature of
         value ``intercept_scaling`` appended to every sample, so it is regularized: P gains
@@ -126,7 +195,7 @@ class LinearSVM(_SVMBase):
     classes_, n_features_in_, trace_ (a :class:`svmlab.trace.Trace` or None).
     """
 
-    def __init__(self, C=1.0, loss="hinge", solver="dual_gradient", tol=1e-4, max_iter=1000,
+    def __init__(self, C=1.0, loss="hinge", solver="dcd", tol=1e-4, max_iter=1000,
                  fit_intercept=True, intercept_scaling=1.0, class_weight=None, random_state=None,
                  trace=False, shrinking=True, order="permutation", stopping="pg", batch_size=1,
                  output="last", smoothing=0.0, accelerated=False, projection=True):
@@ -149,25 +218,35 @@ class LinearSVM(_SVMBase):
         self.accelerated = accelerated
         self.projection = projection
 
-    def fit(self, X, y):
-        """Solve the problem on (X, y); returns self."""
-        code, max_iter, every, rng = self._common_checks(solvers.LINEAR)
-        X, y_pm, Ci = self._labels(X, y)
-        B = positive_number(self.intercept_scaling, "intercept_scaling") if self.fit_intercept else 0.0
+    _solvers = solvers.LINEAR
+
+    def _tasks(self, codes, weights):
+        """One-vs-rest, as LIBLINEAR: class k against the rest, with C_i = C * weight_k for
+        class k and plain C for the rest; two classes are one problem."""
+        if len(self.classes_) == 2:
+            return [(None, np.where(codes == 1, 1.0, -1.0), weights[codes])]
+        C = positive_number(self.C, "C")
+        return [(None, np.where(codes == k, 1.0, -1.0), np.where(codes == k, weights[k], C))
+                for k in range(len(self.classes_))]
+
+    def _fit_binary(self, X, y_pm, Ci, options):
+        B = positive_number(self.intercept_scaling, "intercept_scaling") if options["fit_intercept"] else 0.0
         d = X.shape[1]
-        recorder = Recorder(every, max_iter, X.shape[0], d + 1)
-        solve, options = solvers.get(solvers.LINEAR, self.solver, self.get_params())
-        result = solve(as_rows(X), y_pm, Ci, code, B, float(self.tol), max_iter, rng, recorder.buffers, **options)
+        result, recorder = self._solve((as_rows(X),), y_pm, Ci, options, d + 1, B)
         to_user = lambda w: (w[:d].copy(), B * w[d])  # noqa: E731 - b = B * (weight of the bias feature)
-        self.coef_, b = to_user(result.w)
-        self.coef_ = self.coef_[None, :]
-        self.intercept_ = np.array([b])
-        return self._finish(result, y_pm, recorder, to_user)
+        coef, b = to_user(result.w)
+        return _Binary(result.alpha, coef, b, result.n_iter, result.converged,
+                       recorder.to_trace(self.solver, to_user))
+
+    def _store(self, X, tasks, fits):
+        super()._store(X, tasks, fits)
+        self.coef_ = np.array([f.coef for f in fits])
 
     def decision_function(self, X):
-        """f(x) = w.x + b for each row."""
-        X = check_features(X, self.n_features_in_)
-        return np.asarray(X @ self.coef_[0]).ravel() + self.intercept_[0]
+        """f(x) = w.x + b for each row; one column per class with more than two classes."""
+        X = self._check_fitted(X)
+        f = np.asarray(X @ self.coef_.T) + self.intercept_
+        return f[:, 0] if len(self.classes_) == 2 else f
 
 
 class KernelSVM(_SVMBase):
@@ -175,7 +254,9 @@ class KernelSVM(_SVMBase):
 
     Parameters as :class:`LinearSVM`, and
     kernel : "rbf", "poly" or "linear"; gamma : "scale" or a number > 0; degree, coef0 (poly).
-    solver : "dual_gradient" (projected gradient on the dual; stores the n x n kernel matrix).
+    solver : "smo" (SMO with a kernel cache, chapter 5, the default; needs fit_intercept=True),
+        "dcd" (bias-free kernel dual coordinate descent, chapter 5; needs fit_intercept=False)
+        or "dual_gradient" (projected gradient on the dual; stores the n x n kernel matrix).
     fit_intercept : a free, unregularized bias b, as LIBSVM: the dual gains the constraint
         sum_i y_i alpha_i = 0 and b comes from the KKT conditions. False: no bias.
     shrinking, selection ("second_order", "max_violating", "random"), cache_size (MB):
@@ -188,7 +269,7 @@ class KernelSVM(_SVMBase):
     """
 
     def __init__(self, C=1.0, loss="hinge", kernel="rbf", gamma="scale", degree=3, coef0=0.0,
-                 solver="dual_gradient", tol=1e-3, max_iter=1000, fit_intercept=True, class_weight=None,
+                 solver="smo", tol=1e-3, max_iter=1000, fit_intercept=True, class_weight=None,
                  random_state=None, trace=False, shrinking=True, selection="second_order", cache_size=200):
         self.C = C
         self.loss = loss
@@ -207,22 +288,69 @@ class KernelSVM(_SVMBase):
         self.selection = selection
         self.cache_size = cache_size
 
-    def fit(self, X, y):
-        """Solve the dual on (X, y); returns self."""
+    _solvers = solvers.KERNEL
+
+    def _check_params(self):
+        options = super()._check_params()
         one_of(self.kernel, "kernel", KERNELS)
-        code, max_iter, every, rng = self._common_checks(solvers.KERNEL)
-        X, y_pm, Ci = self._labels(X, y)
+        return options
+
+    def _tasks(self, codes, weights):
+        """One-vs-one, as LIBSVM: every pair of classes i < j on their own samples, class i
+        as +1; two classes are one problem with classes_[1] as +1."""
+        if len(self.classes_) == 2:
+            return [(None, np.where(codes == 1, 1.0, -1.0), weights[codes])]
+        tasks = []
+        for i, j in combinations(range(len(self.classes_)), 2):
+            rows = np.flatnonzero((codes == i) | (codes == j))
+            tasks.append((rows, np.where(codes[rows] == i, 1.0, -1.0), weights[codes[rows]]))
+        return tasks
+
+    def _setup(self, X):
+        # gamma="scale" is resolved on the whole training set, as scikit-learn's SVC does
         self._kernel = make_kernel(self.kernel, X, self.gamma, self.degree, self.coef0)
-        recorder = Recorder(every, max_iter, X.shape[0], 1)
-        solve, options = solvers.get(solvers.KERNEL, self.solver, self.get_params())
-        result = solve(X, self._kernel, y_pm, Ci, code, bool(self.fit_intercept), float(self.tol), max_iter,
-                       rng, recorder.buffers, **options)
-        self.intercept_ = np.array([result.b])
-        self._finish(result, y_pm, recorder, lambda w: (np.zeros(0), w[0]))
+
+    def _fit_binary(self, X, y_pm, Ci, options):
+        result, recorder = self._solve((X, self._kernel), y_pm, Ci, options, 1, options["fit_intercept"])
+        to_user = lambda w: (np.zeros(0), w[0])  # noqa: E731 - a kernel solver's snapshot "w" is its bias
+        return _Binary(result.alpha, None, result.b, result.n_iter, result.converged,
+                       recorder.to_trace(self.solver, to_user))
+
+    def _store(self, X, tasks, fits):
+        super()._store(X, tasks, fits)
         self.support_vectors_ = X[self.support_]
-        return self
+
+    def _pairwise(self, X):
+        """Decision values of every binary problem, one column each."""
+        X = self._check_fitted(X)
+        return kernel_matvec(self._kernel, X, self.support_vectors_, self.dual_coef_.T) + self.intercept_
+
+    def _votes(self, D):
+        votes = np.zeros((D.shape[0], len(self.classes_)))
+        confidence = np.zeros_like(votes)
+        for p, (i, j) in enumerate(combinations(range(len(self.classes_)), 2)):
+            wins = D[:, p] > 0
+            votes[wins, i] += 1
+            votes[~wins, j] += 1
+            confidence[:, i] += D[:, p]
+            confidence[:, j] -= D[:, p]
+        return votes, confidence
 
     def decision_function(self, X):
-        """f(x) = sum_i alpha_i y_i K(x_i, x) + b for each row."""
-        X = check_features(X, self.n_features_in_)
-        return kernel_matvec(self._kernel, X, self.support_vectors_, self.dual_coef_[0]) + self.intercept_[0]
+        """f(x) = sum_i alpha_i y_i K(x_i, x) + b for each row. With more than two classes,
+        one column per class: its one-vs-one votes plus the summed decision values squashed
+        into (-1/3, 1/3), which breaks ties without overturning a vote (the shape
+        scikit-learn's SVC reports by default)."""
+        D = self._pairwise(X)
+        if len(self.classes_) == 2:
+            return D[:, 0]
+        votes, confidence = self._votes(D)
+        return votes + confidence / (3.0 * (np.abs(confidence) + 1.0))
+
+    def predict(self, X):
+        """The class of each row: by the sign of f with two classes, by one-vs-one votes
+        (ties to the first class, as LIBSVM) with more."""
+        D = self._pairwise(X)
+        if len(self.classes_) == 2:
+            return self.classes_[(D[:, 0] > 0).astype(int)]
+        return self.classes_[self._votes(D)[0].argmax(axis=1)]

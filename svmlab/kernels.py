@@ -65,8 +65,9 @@ def kernel_matrix(kernel, A, B):
 
 
 def kernel_matvec(kernel, A, B, v):
-    """K(A, B) @ v, a block of rows of ``A`` at a time, so K is never stored whole."""
-    out = np.empty(A.shape[0])
+    """K(A, B) @ v (v a vector or a matrix), a block of rows of ``A`` at a time, so K is
+    never stored whole."""
+    out = np.empty((A.shape[0],) + np.shape(v)[1:])
     for start in range(0, A.shape[0], BLOCK_ROWS):
         stop = min(start + BLOCK_ROWS, A.shape[0])
         out[start:stop] = kernel_matrix(kernel, A[start:stop], B) @ v

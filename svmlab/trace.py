@@ -82,11 +82,6 @@ class Recorder:
             np.zeros((n_snap, w_size if on else 0)),
         )
 
-    @classmethod
-    def for_option(cls, trace, max_epochs, n_samples, w_size):
-        """``trace`` as the estimators take it: False, True (every epoch) or k (every k)."""
-        return cls(int(trace), max_epochs, n_samples, w_size)
-
     def to_trace(self, solver, coef_and_intercept):
         """The :class:`Trace`, or None when nothing was recorded.
 

@@ -6,6 +6,7 @@ be converted, the result is a new array and the caller's is left as it was.
 """
 
 import numbers
+import warnings
 
 import numpy as np
 import scipy.sparse as sp
@@ -21,15 +22,22 @@ def check_array(X, name="X"):
         arr = np.asarray(X)
     except Exception as exc:  # ragged lists and the like
         raise ValueError(f"{name} must be a 2-D array of numbers; could not convert it: {exc}") from None
+    if arr.dtype.kind == "O":
+        arr = arr.astype(np.float64)  # numbers stored as objects; anything else raises TypeError
+    if arr.dtype.kind == "c":
+        raise ValueError(f"Complex data not supported: {name} has dtype {arr.dtype}; an SVM needs real numbers.")
     if arr.dtype.kind not in "biuf":
         raise ValueError(f"{name} must hold real numbers; got dtype {arr.dtype}. "
                          "Encode categories as numbers first.")
     if arr.ndim != 2:
-        hint = " Reshape a single feature with X.reshape(-1, 1)." if arr.ndim == 1 else ""
+        hint = (" Reshape your data: X.reshape(-1, 1) for a single feature, X.reshape(1, -1) for a "
+                "single sample.") if arr.ndim == 1 else ""
         raise ValueError(f"{name} must be 2-D (n_samples, n_features); got {arr.ndim}-D "
                          f"with shape {arr.shape}.{hint}")
     _check_size(arr.shape, name)
     arr = np.ascontiguousarray(arr, dtype=np.float64)
+    if not arr.flags.writeable:  # a read-only view would make numba compile every kernel again
+        arr = arr.copy()
     if not np.isfinite(arr).all():
         raise ValueError(f"{name} contains NaN or infinity; remove or impute those entries.")
     return arr
@@ -52,41 +60,52 @@ def _check_sparse(X, name):
 
 
 def _check_size(shape, name):
-    if shape[0] == 0 or shape[1] == 0:
-        raise ValueError(f"{name} is empty (shape {shape}); it needs at least one sample and one feature.")
+    for count, what in zip(shape, ("sample", "feature")):
+        if count == 0:
+            raise ValueError(f"{name} is empty: 0 {what}(s) (shape={tuple(shape)}) while a minimum of 1 is "
+                             f"required.")
+
+
+class DataConversionWarning(UserWarning):
+    """An input was converted to the form the estimators need (e.g. a column y raveled)."""
 
 
 def check_X_y(X, y):
     """Validated ``X`` and a 1-D ``y`` of the same length."""
     X = check_array(X)
+    if y is None:
+        raise ValueError("This estimator requires y to be passed, but the target y is None.")
     y = np.asarray(y)
     if y.ndim == 2 and y.shape[1] == 1:
-        raise ValueError(f"y must be 1-D; got shape {y.shape}. Use y.ravel().")
+        warnings.warn("A column-vector y was passed when a 1d array was expected; it is used as y.ravel().",
+                      DataConversionWarning, stacklevel=3)
+        y = y.ravel()
     if y.ndim != 1:
         raise ValueError(f"y must be 1-D with one label per sample; got shape {y.shape}.")
     if y.shape[0] != X.shape[0]:
         raise ValueError(f"X and y have different lengths: X has {X.shape[0]} samples, y has {y.shape[0]}.")
     if y.dtype.kind == "f" and not np.isfinite(y).all():
-        raise ValueError("y contains NaN or infinity.")
+        raise ValueError("Input y contains NaN or infinity; every sample needs a class label.")
     return X, y
 
 
-def binary_labels(y):
-    """``classes_`` and the labels mapped to -1.0 (classes_[0]) and +1.0 (classes_[1])."""
+def class_labels(y):
+    """``classes_`` (sorted) and each sample's index into it; at least two classes."""
+    if y.dtype.kind == "f" and np.any(y != np.round(y)):
+        raise ValueError("Unknown label type: continuous. y must hold class labels (integers, strings, "
+                         "or floats with integer values); this is a classifier, not a regression.")
     classes, codes = np.unique(y, return_inverse=True)
     if len(classes) < 2:
-        raise ValueError(f"y has a single class ({classes[0]!r}); a classifier needs two.")
-    if len(classes) > 2:
-        raise ValueError(f"y has {len(classes)} classes; svmlab's estimators handle two classes "
-                         "(map the labels to two classes, e.g. one class against the rest).")
-    return classes, np.where(codes == 1, 1.0, -1.0)
+        raise ValueError(f"y has one class only ({classes.tolist()[0]!r}); a classifier needs at least two.")
+    return classes, codes
 
 
-def check_features(X, n_features):
+def check_features(X, n_features, estimator):
     """``X`` at predict time: validated and with as many features as at fit."""
     X = check_array(X)
     if X.shape[1] != n_features:
-        raise ValueError(f"X has {X.shape[1]} features, but the model was fitted with {n_features}.")
+        raise ValueError(f"X has {X.shape[1]} features, but {estimator} is expecting {n_features} "
+                         "features as input.")
     return X
 
 
@@ -141,23 +160,27 @@ def check_random_state(seed):
     raise ValueError(f"random_state must be None, an integer or a numpy Generator; got {seed!r}.")
 
 
-def sample_C(C, class_weight, classes, y_pm):
-    """C_i = C * class_weight[y_i], as LIBLINEAR's -wi and scikit-learn's class_weight."""
+def class_weights(C, class_weight, classes, codes):
+    """C times each class's weight, one entry per class (LIBLINEAR's -wi, scikit-learn's
+    class_weight); "balanced" weighs class k by n / (n_classes * n_k)."""
     C = positive_number(C, "C")
     if class_weight is None:
-        return np.full(y_pm.shape[0], C)
+        return np.full(len(classes), C)
     if isinstance(class_weight, str):
         one_of(class_weight, "class_weight", ("balanced",))
-        n_pos = np.count_nonzero(y_pm > 0)
-        weights = {-1.0: len(y_pm) / (2 * (len(y_pm) - n_pos)), 1.0: len(y_pm) / (2 * n_pos)}
-    elif isinstance(class_weight, dict):
-        unknown = set(class_weight) - set(classes.tolist())
-        if unknown:
-            raise ValueError(f"class_weight names classes {sorted(unknown, key=str)} that are not in y; "
-                             f"the classes are {classes.tolist()}.")
-        weights = {}
-        for sign, label in zip((-1.0, 1.0), classes):
-            weights[sign] = positive_number(class_weight.get(label, 1.0), f"class_weight[{label!r}]")
-    else:
+        counts = np.bincount(codes, minlength=len(classes))
+        return C * len(codes) / (len(classes) * counts)
+    if not isinstance(class_weight, dict):
         raise ValueError(f"class_weight must be None, 'balanced' or a dict class -> weight; got {class_weight!r}.")
-    return np.where(y_pm > 0, C * weights[1.0], C * weights[-1.0])
+    unknown = [k for k in class_weight if k not in set(classes.tolist())]
+    if unknown:
+        raise ValueError(f"class_weight names classes {unknown} that are not in y; the classes are "
+                         f"{classes.tolist()}.")
+    return np.array([C * positive_number(class_weight.get(label, 1.0), f"class_weight[{label!r}]")
+                     for label in classes.tolist()])
+
+
+def sample_C(C, class_weight, classes, y_pm):
+    """C_i of a binary problem, one per sample (``y_pm`` in {-1, +1}, classes[1] is +1)."""
+    codes = (np.asarray(y_pm) > 0).astype(int)
+    return class_weights(C, class_weight, classes, codes)[codes]

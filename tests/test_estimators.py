@@ -140,12 +140,13 @@ BAD_FIT_INPUT = [
     ("inf", lambda X, y: (np.where(np.arange(X.size).reshape(X.shape) == 3, -np.inf, X), y), "NaN or infinity"),
     ("empty", lambda X, y: (X[:0], y[:0]), "empty"),
     ("no features", lambda X, y: (X[:, :0], y), "empty"),
-    ("one class", lambda X, y: (X, np.ones_like(y)), "single class"),
-    ("three classes", lambda X, y: (X, np.arange(len(y)) % 3), "3 classes"),
+    ("one class", lambda X, y: (X, np.ones_like(y)), "one class only"),
+    ("continuous y", lambda X, y: (X, y + 0.5 * X[:, 0]), "Unknown label type: continuous"),
+    ("y is None", lambda X, y: (X, None), "requires y to be passed"),
     ("1-D X", lambda X, y: (X[:, 0], y), "must be 2-D .* Reshape"),
     ("3-D X", lambda X, y: (X[:, :, None], y), "must be 2-D"),
     ("short y", lambda X, y: (X, y[:-1]), "different lengths"),
-    ("2-D y", lambda X, y: (X, y[:, None]), "y must be 1-D"),
+    ("2-D y", lambda X, y: (X, np.c_[y, y]), "y must be 1-D"),
     ("text X", lambda X, y: (X.astype(str), y), "real numbers"),
     ("sparse nan", lambda X, y: (sp.csr_matrix(np.where(X > 1, np.nan, X)), y), "NaN or infinity"),
 ]
@@ -192,5 +193,7 @@ def test_intercept_scaling_and_prediction_shape_are_checked(toy):
     with pytest.raises(ValueError, match="intercept_scaling must be a positive"):
         svmlab.LinearSVM(intercept_scaling=0).fit(X, y)
     model = svmlab.LinearSVM().fit(X, y)
-    with pytest.raises(ValueError, match="X has 3 features, but the model was fitted with 2"):
+    with pytest.raises(ValueError, match="X has 3 features, but LinearSVM is expecting 2 features"):
         model.predict(np.ones((2, 3)))
+    with pytest.raises(svmlab.NotFittedError, match="not fitted yet"):
+        svmlab.KernelSVM().predict(np.ones((2, 3)))
