@@ -23,7 +23,8 @@ from .validation import (check_bool, check_features, check_random_state, check_X
 
 
 class ConvergenceWarning(UserWarning):
-    """The solver stopped at ``max_iter`` before meeting ``tol``; the model holds its best iterate."""
+    """The solver stopped at ``max_iter`` before meeting ``tol``; the model holds the iterate
+    the solver returned (its last one; the best one for the primal subgradient method)."""
 
 
 class NotFittedError(ValueError, AttributeError):
@@ -97,12 +98,19 @@ class _SVMBase:
         self._store(X, tasks, fits)
         if not all(f.converged for f in fits):
             warnings.warn(f"{type(self).__name__}(solver={self.solver!r}) stopped at max_iter={self.max_iter} "
-                          f"before reaching tol={self.tol}; the model holds the best iterate. Increase max_iter "
-                          "or tol.", ConvergenceWarning, stacklevel=2)
+                          f"before reaching tol={self.tol}; the model is usable but not certified to tol. "
+                          "Increase max_iter or tol.", ConvergenceWarning, stacklevel=2)
         return self
 
     def _setup(self, X):
         """Whatever the binary problems share, computed once on the whole training set."""
+
+    def _tasks(self, codes, weights):
+        """The binary problems as (rows or None for all, labels in {-1, +1}, C_i): two classes
+        are one problem with classes_[1] as +1."""
+        if len(self.classes_) == 2:
+            return [(None, np.where(codes == 1, 1.0, -1.0), weights[codes])]
+        return self._multiclass_tasks(codes, weights)
 
     def _check_params(self):
         one_of(self.solver, "solver", tuple(self._solvers))
@@ -161,11 +169,13 @@ class LinearSVM(_SVMBase):
     C : float > 0, the penalty.
     loss : "hinge" (L1-loss SVM) or "squared_hinge" (L2-loss SVM).
     solver : "dcd" (dual coordinate descent, chapters 3-4, the default), "subgradient"
-        (primal, chapter 1) or "dual_gradient" (projected gradient on the dual, chapter 2).
+        (primal, chapter 1), "dual_gradient" (projected gradient on the dual, chapter 2),
+        "sdca" (stochastic dual coordinate ascent, chapter 6) or "pegasos" (chapter 7).
     tol : float > 0, the stopping tolerance epsilon: the relative duality gap (P - D) / P for
         "subgradient", the KKT violation max |PG_i| for "dual_gradient", and for "dcd" with
         stopping="pg" the spread max_i PG_i - min_i PG_i over an epoch (LIBLINEAR's eps),
-        with stopping="dw" the change |w_k - w_(k-1)| over an epoch.
+        with stopping="dw" the change |w_k - w_(k-1)| over an epoch; the relative duality gap
+        for "sdca"; not used by "pegasos", which runs max_iter epochs (it has no certificate).
     max_iter : int >= 1, the most epochs (passes over the data).
     fit_intercept : whether to fit a bias b. As in LIBLINEAR, b is the weight of a feature of
         value ``intercept_scaling`` appended to every sample, so it is regularized: P gains
@@ -220,11 +230,9 @@ class LinearSVM(_SVMBase):
 
     _solvers = solvers.LINEAR
 
-    def _tasks(self, codes, weights):
+    def _multiclass_tasks(self, codes, weights):
         """One-vs-rest, as LIBLINEAR: class k against the rest, with C_i = C * weight_k for
-        class k and plain C for the rest; two classes are one problem."""
-        if len(self.classes_) == 2:
-            return [(None, np.where(codes == 1, 1.0, -1.0), weights[codes])]
+        class k and plain C for the rest."""
         C = positive_number(self.C, "C")
         return [(None, np.where(codes == k, 1.0, -1.0), np.where(codes == k, weights[k], C))
                 for k in range(len(self.classes_))]
@@ -295,11 +303,9 @@ class KernelSVM(_SVMBase):
         one_of(self.kernel, "kernel", KERNELS)
         return options
 
-    def _tasks(self, codes, weights):
+    def _multiclass_tasks(self, codes, weights):
         """One-vs-one, as LIBSVM: every pair of classes i < j on their own samples, class i
-        as +1; two classes are one problem with classes_[1] as +1."""
-        if len(self.classes_) == 2:
-            return [(None, np.where(codes == 1, 1.0, -1.0), weights[codes])]
+        as +1."""
         tasks = []
         for i, j in combinations(range(len(self.classes_)), 2):
             rows = np.flatnonzero((codes == i) | (codes == j))

@@ -46,7 +46,8 @@ def _variance(X):
     return float(X.var())
 
 
-def _sqnorms(X):
+def sqnorms(X):
+    """|x_i|^2 for each row (dense or CSR)."""
     if sp.issparse(X):
         return np.asarray(X.multiply(X).sum(axis=1)).ravel()
     return np.einsum("ij,ij->i", X, X)
@@ -60,7 +61,7 @@ def kernel_matrix(kernel, A, B):
         return dots
     if kernel.name == "poly":
         return (kernel.gamma * dots + kernel.coef0) ** kernel.degree
-    sq = _sqnorms(A)[:, None] + _sqnorms(B)[None, :] - 2.0 * dots
+    sq = sqnorms(A)[:, None] + sqnorms(B)[None, :] - 2.0 * dots
     return np.exp(-kernel.gamma * np.maximum(sq, 0.0))
 
 

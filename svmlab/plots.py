@@ -15,11 +15,14 @@ import matplotlib.pyplot as plt
 import numpy as np
 from matplotlib.lines import Line2D
 
+from . import objective
+
 __all__ = [
     "plot_decision_function",
     "plot_support_vectors",
     "plot_convergence",
     "plot_losses",
+    "plot_confusion_matrix",
 ]
 
 _POS_COLOUR = "tab:red"
@@ -273,14 +276,41 @@ def plot_losses(ax=None, margins=None):
         m = np.linspace(-2.0, 3.0, 601)
     else:
         m = np.sort(np.asarray(margins, dtype=float).ravel())
-    hinge = np.maximum(0.0, 1.0 - m)
+    hinge = np.array([objective.loss(v, objective.HINGE) for v in m])  # the library's definition
+    squared = np.array([objective.loss(v, objective.SQUARED_HINGE) for v in m])
     ax.plot(m, np.where(m <= 0.0, 1.0, 0.0), drawstyle="steps-post", color="black",
             label="0-1 loss: 1 if m <= 0")
     ax.plot(m, hinge, label="hinge: max(0, 1 - m)")
-    ax.plot(m, hinge**2, label="squared hinge: max(0, 1 - m)$^2$")
+    ax.plot(m, squared, label="squared hinge: max(0, 1 - m)$^2$")
     ax.axvline(1.0, color="gray", linewidth=0.7, linestyle="dotted")
     ax.set_xlabel("margin m = y f(x)")
     ax.set_ylabel("loss")
-    ax.set_ylim(-0.1, min(float(np.max(hinge**2, initial=1.0)), 4.0) + 0.2)
+    ax.set_ylim(-0.1, min(float(np.max(squared, initial=1.0)), 4.0) + 0.2)
     ax.legend(fontsize="small")
+    return ax
+
+
+def plot_confusion_matrix(y_true, y_pred, labels=None, ax=None):
+    """Counts of (true class, predicted class) as an image with the numbers written in.
+
+    Rows are the true classes, columns the predicted ones, in the order of ``labels`` (default:
+    the sorted classes seen in either array); the diagonal holds the correct predictions.
+    """
+    ax = _axes(ax)
+    y_true, y_pred = np.asarray(y_true), np.asarray(y_pred)
+    labels = np.unique(np.concatenate([y_true, y_pred])) if labels is None else np.asarray(labels)
+    index = {label: k for k, label in enumerate(labels.tolist())}
+    counts = np.zeros((len(labels), len(labels)), dtype=int)
+    for t, p in zip(y_true.tolist(), y_pred.tolist()):
+        counts[index[t], index[p]] += 1
+    ax.imshow(counts, cmap="Blues")
+    for (i, j), c in np.ndenumerate(counts):
+        if c:
+            ax.text(j, i, str(c), ha="center", va="center", fontsize="small",
+                    color="white" if c > counts.max() / 2 else "black")
+    ticks = np.arange(len(labels))
+    ax.set_xticks(ticks, [str(v) for v in labels.tolist()])
+    ax.set_yticks(ticks, [str(v) for v in labels.tolist()])
+    ax.set_xlabel("predicted class")
+    ax.set_ylabel("true class")
     return ax

@@ -110,10 +110,14 @@ class SVMProblem:
         alpha = self._alpha(alpha)
         return obj.gradient(alpha, self.margins(alpha), self.C, self.code, np.empty_like(alpha))
 
-    def projected_gradient(self, alpha):
-        """PG_i (eq. 3.6): zero for every i exactly at a bias-free optimum."""
+    def projected_gradient(self, alpha, b=None):
+        """PG_i (eq. 3.6), zero for every i exactly at the optimum. With a free bias the
+        gradient of the Lagrangian, G_i + y_i b, is projected (``b`` defaults to
+        :meth:`bias_from_alpha`)."""
         alpha = self._alpha(alpha)
         G = self.gradient(alpha)
+        if self.bias == "free":
+            G = G + self.y * (self.bias_from_alpha(alpha) if b is None else float(b))
         u = self.upper
         return np.array([obj.projected(a, g, ui) for a, g, ui in zip(alpha, G, u)])
 

@@ -38,9 +38,14 @@ def check_array(X, name="X"):
     arr = np.ascontiguousarray(arr, dtype=np.float64)
     if not arr.flags.writeable:  # a read-only view would make numba compile every kernel again
         arr = arr.copy()
-    if not np.isfinite(arr).all():
-        raise ValueError(f"{name} contains NaN or infinity; remove or impute those entries.")
+    _check_finite(arr, name)
     return arr
+
+
+def _check_finite(values, name):
+    # a finite sum proves every entry finite, without the elementwise pass
+    if not np.isfinite(values.sum()) and not np.isfinite(values).all():
+        raise ValueError(f"{name} contains NaN or infinity; remove or impute those entries.")
 
 
 def _check_sparse(X, name):
@@ -49,14 +54,22 @@ def _check_sparse(X, name):
     _check_size(X.shape, name)
     if X.dtype.kind not in "biuf":
         raise ValueError(f"{name} must hold real numbers; got dtype {X.dtype}.")
-    csr = sp.csr_matrix(X, dtype=np.float64, copy=True)
-    csr.sum_duplicates()
-    csr.sort_indices()
-    if not np.isfinite(csr.data).all():
-        raise ValueError(f"{name} contains NaN or infinity; remove or impute those entries.")
-    csr.indices = csr.indices.astype(np.int32, copy=False)
-    csr.indptr = csr.indptr.astype(np.int64, copy=False)
-    return csr
+    if not _is_canonical_csr(X):
+        X = sp.csr_matrix(X, dtype=np.float64, copy=True)  # canonicalised on a copy, never in place
+        X.sum_duplicates()
+        X.sort_indices()
+        if X.nnz >= 2**31:
+            raise ValueError(f"{name} has {X.nnz} non-zeros; svmlab's kernels index them with 32-bit integers.")
+        X.indices = X.indices.astype(np.int32, copy=False)
+        X.indptr = X.indptr.astype(np.int32, copy=False)
+    _check_finite(X.data, name)
+    return X
+
+
+def _is_canonical_csr(X):
+    """Already what the kernels read (float64 CSR, sorted and summed, int32 indices), so no copy."""
+    return (X.format == "csr" and isinstance(X, sp.csr_matrix) and X.dtype == np.float64
+            and X.indices.dtype == np.int32 and X.indptr.dtype == np.int32 and X.has_canonical_format)
 
 
 def _check_size(shape, name):

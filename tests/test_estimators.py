@@ -1,5 +1,6 @@
 """Estimator conventions (scikit-learn's protocol, our own code) and the validation layer."""
 
+import os
 import pickle
 import subprocess
 import sys
@@ -27,6 +28,16 @@ def test_import_is_cheap_and_side_effect_free():
             "assert 'sklearn' not in sys.modules, 'sklearn'; "
             "svmlab.LinearSVM; assert 'sklearn' not in sys.modules")
     subprocess.run([sys.executable, "-c", code], check=True)
+
+
+def test_numba_cache_can_be_redirected(tmp_path):
+    """For a read-only install: NUMBA_CACHE_DIR moves the compiled kernels out of the package."""
+    code = ("import numpy as np, svmlab; "
+            "X = np.array([[0., 1.], [1., 0.], [2., 2.], [3., 1.]]); "
+            "svmlab.LinearSVM(solver='subgradient', max_iter=5, tol=0.5).fit(X, [0, 0, 1, 1])")
+    env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path)}
+    subprocess.run([sys.executable, "-W", "ignore", "-c", code], check=True, env=env)
+    assert any(tmp_path.rglob("*subgradient*.nbi")), "the kernel's cache index should be in NUMBA_CACHE_DIR"
 
 
 @pytest.mark.parametrize("Estimator", ESTIMATORS)
@@ -197,3 +208,25 @@ def test_intercept_scaling_and_prediction_shape_are_checked(toy):
         model.predict(np.ones((2, 3)))
     with pytest.raises(svmlab.NotFittedError, match="not fitted yet"):
         svmlab.KernelSVM().predict(np.ones((2, 3)))
+
+
+SOLVER_OPTIONS = [
+    (svmlab.LinearSVM, {"solver": "dcd", "order": "sideways"}, "order='sideways' is not supported; accepted"),
+    (svmlab.LinearSVM, {"solver": "dcd", "stopping": "never"}, "stopping='never' is not supported; accepted"),
+    (svmlab.LinearSVM, {"solver": "dcd", "shrinking": "yes"}, "shrinking must be True or False"),
+    (svmlab.LinearSVM, {"solver": "sdca", "batch_size": 0}, "batch_size must be an integer >= 1"),
+    (svmlab.LinearSVM, {"solver": "sdca", "output": "best"}, "output='best' is not supported"),
+    (svmlab.LinearSVM, {"solver": "sdca", "loss": "squared_hinge", "smoothing": 0.5}, "smoothing > 0"),
+    (svmlab.LinearSVM, {"solver": "pegasos", "loss": "squared_hinge"}, "supports loss='hinge' only"),
+    (svmlab.LinearSVM, {"solver": "pegasos", "projection": 1}, "projection must be True or False"),
+    (svmlab.KernelSVM, {"solver": "smo", "selection": "best"}, "selection='best' is not supported; accepted"),
+    (svmlab.KernelSVM, {"solver": "smo", "cache_size": 0}, "cache_size must be a positive"),
+    (svmlab.KernelSVM, {"solver": "smo", "fit_intercept": False}, "needs the free bias"),
+    (svmlab.KernelSVM, {"solver": "dcd", "fit_intercept": True}, "without a bias"),
+]
+
+
+@pytest.mark.parametrize("Estimator, params, message", SOLVER_OPTIONS, ids=[str(p[1]) for p in SOLVER_OPTIONS])
+def test_bad_solver_options_are_rejected_clearly(Estimator, toy, params, message):
+    with pytest.raises(ValueError, match=message):
+        Estimator(**params).fit(*toy)

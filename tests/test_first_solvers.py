@@ -38,7 +38,7 @@ def liblinear_primal(X, y, loss, C, B):
     (whose dual is too ill-conditioned on this data for DCD to reach 1e-10)."""
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        model = LinearSVC(loss=loss, C=C, dual=loss == "hinge", tol=1e-10, max_iter=1_000_000,
+        model = LinearSVC(loss=loss, C=C, dual=loss == "hinge", tol=1e-10, max_iter=1_000_000, random_state=0,
                           fit_intercept=B > 0, intercept_scaling=B or 1.0).fit(X, y)
     prob = svmlab.SVMProblem(X, y, C=C, loss=loss, bias="regularized" if B else "none", intercept_scaling=B or 1.0)
     return prob, prob.primal(model.coef_, model.intercept_)

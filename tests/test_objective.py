@@ -53,8 +53,12 @@ def test_gradient_projected_gradient_and_bias_rule(data):
     Q = prob.Q()
     G = Q @ alpha - 1.0
     np.testing.assert_allclose(prob.gradient(alpha), G, rtol=1e-12, atol=1e-12)
-    np.testing.assert_allclose(prob.projected_gradient(alpha), ref.projected_gradient(alpha, G, C), atol=1e-12)
-    assert prob.bias_from_alpha(alpha) == pytest.approx(ref.libsvm_bias(alpha, G, C, y), rel=1e-12)
+    b = ref.libsvm_bias(alpha, G, C, y)
+    assert prob.bias_from_alpha(alpha) == pytest.approx(b, rel=1e-12)
+    # with a free bias the projected gradient is that of the Lagrangian, G + y b
+    np.testing.assert_allclose(prob.projected_gradient(alpha), ref.projected_gradient(alpha, G + y * b, C),
+                               atol=1e-12)
+    np.testing.assert_allclose(prob.projected_gradient(alpha, b=0.0), ref.projected_gradient(alpha, G, C), atol=1e-12)
     # with no free variable the rule takes the midpoint of the interval the bounds leave
     at_bounds = np.where(alpha > 0, C, 0.0)
     G = Q @ at_bounds - 1.0

@@ -1,7 +1,6 @@
 """The plotting functions draw what they are given, on the Axes they are given."""
 
 import copy
-from dataclasses import dataclass
 
 import matplotlib
 
@@ -13,20 +12,7 @@ import pytest  # noqa: E402
 from matplotlib.collections import PathCollection  # noqa: E402
 
 from svmlab import datasets, plots  # noqa: E402
-
-
-@dataclass
-class FakeTrace:
-    """Same fields as svmlab.trace.Trace; the plots use attribute access only."""
-
-    epoch: np.ndarray
-    primal: np.ndarray
-    dual: np.ndarray
-    gap: np.ndarray
-    kkt: np.ndarray
-    n_active: np.ndarray
-    dw_norm: np.ndarray
-    time: np.ndarray
+from svmlab.trace import Trace  # noqa: E402
 
 
 def make_trace(n=20, rate=0.5, zero_at_end=False):
@@ -35,9 +21,11 @@ def make_trace(n=20, rate=0.5, zero_at_end=False):
     if zero_at_end:
         gap[-3:] = 0.0
     primal = 5.0 + gap / 2
-    return FakeTrace(epoch=epoch, primal=primal, dual=primal - gap, gap=gap, kkt=gap * 3,
-                     n_active=np.linspace(100, 10, n), dw_norm=gap / 7,
-                     time=epoch * 1e-3)
+    empty = np.zeros((0, 0))
+    return Trace("made up", epoch=epoch, primal=primal, dual=primal - gap, gap=gap, kkt=gap * 3,
+                 n_active=np.linspace(100, 10, n), dw_norm=gap / 7, time=epoch * 1e-3,
+                 snapshot_epoch=np.zeros(0), snapshot_alpha=empty, snapshot_coef=empty,
+                 snapshot_intercept=np.zeros(0))
 
 
 @pytest.fixture(autouse=True)
@@ -262,3 +250,13 @@ def test_importing_svmlab_does_not_import_matplotlib():
     code = "import sys, svmlab, svmlab.datasets; print('matplotlib' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
+
+
+def test_confusion_matrix_counts_pairs():
+    fig, ax = plt.subplots()
+    y_true = np.array([0, 0, 1, 2, 2, 2])
+    y_pred = np.array([0, 1, 1, 2, 2, 0])
+    assert plots.plot_confusion_matrix(y_true, y_pred, ax=ax) is ax
+    image = ax.images[0].get_array()
+    np.testing.assert_array_equal(image, [[1, 1, 0], [0, 1, 0], [1, 0, 2]])
+    assert sorted(t.get_text() for t in ax.texts) == ["1", "1", "1", "1", "2"]  # zeros left blank

@@ -13,9 +13,14 @@ import numpy as np
 LINEAR = {
     "subgradient": ("subgradient", "solve", ()),
     "dual_gradient": ("dual_gradient", "solve_linear", ()),
+    "dcd": ("dcd", "solve", ("shrinking", "order", "stopping")),
+    "sdca": ("sdca", "solve", ("order", "output", "smoothing", "batch_size", "accelerated")),
+    "pegasos": ("pegasos", "solve", ("batch_size", "output", "projection")),
 }
 KERNEL = {
     "dual_gradient": ("dual_gradient", "solve_kernel", ()),
+    "smo": ("smo", "solve", ("shrinking", "selection", "cache_size")),
+    "dcd": ("kernel_dcd", "solve", ("shrinking", "cache_size")),
 }
 
 

@@ -24,6 +24,7 @@ Outside CI the test skips when ``/usr/bin/chromium`` or Playwright is missing; w
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import os
 import re
@@ -57,9 +58,14 @@ EXPECT_MS = 90_000          # one expectation (a 2-core machine compiling numba 
 OVERALL_S = 180             # the whole browser session, server start included
 SERVER_START_S = 90
 MARGIN_RE = re.compile(r"margin 2/\|w\| =\s*(\S+)")
+IDLE_RE = re.compile(r"^(?!No Kernel).+ \| Idle$")
 WIDGET_ERRORS = ("Error displaying widget", "Failed to load model class")
 
-pytestmark = pytest.mark.browser
+pytestmark = [pytest.mark.browser]
+if importlib.util.find_spec("pytest_timeout") is not None:
+    # Hard stop for the whole test, server start and teardown included (the finally
+    # blocks still run, so the server is stopped).
+    pytestmark.append(pytest.mark.timeout(OVERALL_S))
 
 
 def _in_ci() -> bool:
@@ -220,11 +226,14 @@ def test_c_slider_redraws_margin_and_figure(jupyterlab, chromium_page):
     page = chromium_page
     started = time.monotonic()
 
+    # Server errors on the loopback fail the test. The kernel websocket (".../channels") is
+    # left out: jupyter_server sometimes answers the first connection with a 500 while the
+    # kernel is still starting, and the front end then reconnects by itself (seen here).
     loopback_errors: list[str] = []
     page.on(
         "response",
         lambda r: loopback_errors.append(f"{r.status} {r.url}")
-        if _is_loopback(r.url) and r.status >= 500 else None,
+        if _is_loopback(r.url) and r.status >= 500 and "/channels" not in r.url else None,
     )
     console_errors: list[str] = []
     page.on("console", lambda m: console_errors.append(m.text) if m.type == "error" else None)
@@ -234,8 +243,10 @@ def test_c_slider_redraws_margin_and_figure(jupyterlab, chromium_page):
 
         # The notebook is open and its kernel started (autoStartDefaultKernel) and idle.
         expect(page.locator(".jp-NotebookPanel .jp-Notebook")).to_be_visible()
-        idle = page.locator(".jp-NotebookPanel .jp-Notebook-ExecutionIndicator[data-status='idle']")
-        expect(idle).to_have_count(1)
+        # The toolbar indicator already reads "idle" while the status bar still says
+        # "No Kernel | Initializing": wait for a named kernel that is idle.
+        idle = page.locator("#jp-main-statusbar .jp-StatusBar-TextItem[title^='Change kernel']")
+        expect(idle).to_have_text(IDLE_RE)
 
         # Run > Run All Cells, as a reader would.
         page.locator(".lm-MenuBar-itemLabel", has_text=re.compile(r"^Run$")).click()
@@ -250,7 +261,7 @@ def test_c_slider_redraws_margin_and_figure(jupyterlab, chromium_page):
         expect(out).to_contain_text("margin 2/|w| =")
         img = out.locator("img").first
         expect(img).to_be_visible()
-        expect(idle).to_have_count(1)
+        expect(idle).to_have_text(IDLE_RE)
         for message in WIDGET_ERRORS:
             expect(page.get_by_text(message)).to_have_count(0)
 
@@ -270,10 +281,12 @@ def test_c_slider_redraws_margin_and_figure(jupyterlab, chromium_page):
 
         if before_readout is not None:
             expect(readout).not_to_have_text(before_readout)
-        expect(out).not_to_contain_text(f"margin 2/|w| = {before_text}")
+        expect(out).not_to_have_text(
+            re.compile(r"margin 2/\|w\| =\s*" + re.escape(before_text) + r"(\s|$)")
+        )
         expect(out).to_contain_text("margin 2/|w| =")
         expect(out.locator("img").first).not_to_have_attribute("src", before_src)
-        expect(idle).to_have_count(1)
+        expect(idle).to_have_text(IDLE_RE)
 
         after_text = _margin(out.inner_text())
         after_src = out.locator("img").first.get_attribute("src")

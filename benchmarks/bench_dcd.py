@@ -1,0 +1,112 @@
+"""Speed of dual coordinate descent (chapters 3-4) against LIBLINEAR, memory and plain Python.
+
+Run once, on a quiet machine, from the repository root:  python -m benchmarks.bench_dcd [--repeat 5]
+
+Everything is measured in this one process, each figure the median of ``--repeat`` runs after
+a warm-up fit (numba compilation is excluded). The four targets of issue 3:
+
+1. dense 100,000 x 100 (unit rows), C = 1, tol = 0.1, both losses: svmlab's fit time at most
+   0.5 x LinearSVC(dual=True)'s, objective within 1e-3 (relative) of LinearSVC's;
+2. sparse text-like CSR, 100,000 x 50,000, about 50 non-zeros a row: at most 1.0 x;
+3. one outer pass over the full set (no shrinking; the solver's own clock from its trace)
+   within 2 x the time of one read of X (numpy's X.sum(), a memory-bound pass);
+4. at least 300 x faster per pass than the plain-Python Algorithm 3.1 (tests/reference_dcd.py).
+"""
+
+import argparse
+import time
+import warnings
+
+import numpy as np
+from sklearn.svm import LinearSVC
+
+import svmlab
+from svmlab import datasets
+from tests import reference_dcd  # run with -m from the repository root: tests/ is not installed
+
+
+def median_time(fn, repeat):
+    times, result = [], None
+    for _ in range(repeat):
+        start = time.perf_counter()
+        result = fn()
+        times.append(time.perf_counter() - start)
+    return float(np.median(times)), result
+
+
+def against_liblinear(name, X, y, loss, repeat):
+    """Fit time ratio svmlab / LinearSVC and the objective ratio, same C, tol, bias."""
+    params = dict(C=1.0, loss=loss, tol=0.1, fit_intercept=True, intercept_scaling=1.0)
+    ours = lambda: svmlab.LinearSVM(random_state=0, **params).fit(X, y)  # noqa: E731
+    theirs = lambda: LinearSVC(dual=True, random_state=0, max_iter=1000, **params).fit(X, y)  # noqa: E731
+    ours()  # warm-up: compiles (or loads) the kernel for this data type
+    t_ours, m_ours = median_time(ours, repeat)
+    t_ref, m_ref = median_time(theirs, repeat)
+    prob = svmlab.SVMProblem(X, y, 1.0, loss, "regularized", 1.0)
+    rel = prob.primal(m_ours.coef_, m_ours.intercept_) / prob.primal(m_ref.coef_, m_ref.intercept_) - 1.0
+    return dict(case=f"{name} {loss}", ours=t_ours, ref=t_ref, ratio=t_ours / t_ref, rel=rel,
+                epochs=f"{m_ours.n_iter_} / {m_ref.n_iter_}")
+
+
+def pass_against_memory(X, y, repeat):
+    """Seconds of one full outer pass (no shrinking) and of one X.sum()."""
+    model = svmlab.LinearSVM(shrinking=False, tol=1e-12, max_iter=2 * repeat, trace=True, random_state=0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", svmlab.ConvergenceWarning)
+        model.fit(X, y)
+    per_pass = float(np.median(np.diff(model.trace_.time)[1:]))  # pass 1 also touches w's zeros
+    t_read, _ = median_time(X.sum, 2 * repeat)
+    return per_pass, t_read
+
+
+def against_python(name, X, y, passes=3):
+    """Seconds per pass of the plain-Python reference and of the kernel, same cyclic order."""
+    X = np.ascontiguousarray(X)
+    start = time.perf_counter()
+    reference_dcd.dcd(X, y, 1.0, "hinge", 1.0, tol=1e-300, max_iter=passes)
+    t_python = (time.perf_counter() - start) / passes
+    model = svmlab.LinearSVM(order="cyclic", shrinking=False, tol=1e-12, max_iter=50 * passes, trace=True)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", svmlab.ConvergenceWarning)
+        model.fit(X, y)
+    t_numba = float(np.median(np.diff(model.trace_.time)))
+    return dict(case=name, python=t_python, numba=t_numba, speedup=t_python / t_numba)
+
+
+def main(repeat):
+    rows = []
+    print(f"svmlab {svmlab.__version__}; medians of {repeat} runs after a warm-up\n")
+    X, y = datasets.make_dense()
+    for loss in ("hinge", "squared_hinge"):
+        rows.append(("dense", against_liblinear("dense 100000x100", X, y, loss, repeat), 0.5))
+    per_pass, t_read = pass_against_memory(X, y, repeat)
+    Xs, ys = datasets.make_sparse_text()
+    for loss in ("hinge", "squared_hinge"):
+        rows.append(("sparse", against_liblinear("sparse 100000x50000", Xs, ys, loss, repeat), 1.0))
+
+    print(f"{'case':38s} {'svmlab s':>9s} {'LinearSVC s':>11s} {'ratio':>6s} {'target':>7s} "
+          f"{'P/P_ref-1':>10s} {'epochs':>11s}  met")
+    for _, r, target in rows:
+        met = r["ratio"] <= target and abs(r["rel"]) <= 1e-3
+        print(f"{r['case']:38s} {r['ours']:9.3f} {r['ref']:11.3f} {r['ratio']:6.2f} {'<= ' + str(target):>7s} "
+              f"{r['rel']:10.2e} {r['epochs']:>11s}  {'yes' if met else 'NO'}")
+
+    ratio = per_pass / t_read
+    print(f"\none full pass (dense, no shrinking): {per_pass * 1e3:.1f} ms; one read of X (X.sum()): "
+          f"{t_read * 1e3:.1f} ms ({X.nbytes / t_read / 1e9:.1f} GB/s); ratio {ratio:.2f} (target <= 2): "
+          f"{'yes' if ratio <= 2 else 'NO'}")
+
+    print(f"\n{'plain Python vs numba, per pass (hinge, C=1, bias)':52s} {'Python s':>9s} {'numba s':>10s} "
+          f"{'speedup':>8s}  met (>= 300)")
+    small = {"toy 2000x2": datasets.make_toy(), "breast cancer 569x30": datasets.load_breast_cancer(),
+             "digits 1v7 361x64": datasets.load_digits_1v7(), "dense 5000x100": datasets.make_dense(5000)}
+    for name, (Xd, yd) in small.items():
+        r = against_python(name, Xd, yd)
+        print(f"{r['case']:52s} {r['python']:9.4f} {r['numba']:10.2e} {r['speedup']:8.0f}  "
+              f"{'yes' if r['speedup'] >= 300 else 'NO'}")
+
+
+if __name__ == "__main__":
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--repeat", type=int, default=5, help="timed runs per figure (default 5)")
+    main(parser.parse_args().repeat)

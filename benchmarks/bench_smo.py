@@ -1,0 +1,109 @@
+"""SMO against LIBSVM (scikit-learn's SVC): fit time, support vectors, cache size, selection rules.
+
+Run with ``python benchmarks/bench_smo.py [--quick]``. Every time is the median of several
+fits in this process, and each ratio divides by SVC's median measured here, on the same
+data, with the same C, gamma, tol, cache_size and shrinking. Prints Markdown tables.
+"""
+
+import argparse
+import statistics
+import time
+
+import numpy as np
+from sklearn.datasets import make_classification
+from sklearn.svm import SVC
+
+import svmlab
+from svmlab.kernels import make_kernel
+from svmlab.solvers import smo
+from svmlab.solvers.kernel_cache import layout
+from svmlab.trace import Recorder
+
+
+def standardized_data(n, d=20, seed=0):
+    X, y = make_classification(n_samples=n, n_features=d, random_state=seed)
+    return (X - X.mean(axis=0)) / X.std(axis=0), np.where(y > 0, 1.0, -1.0)
+
+
+def median_time(fit, repeats):
+    times, model = [], None
+    for _ in range(repeats):
+        start = time.perf_counter()
+        model = fit()
+        times.append(time.perf_counter() - start)
+    return statistics.median(times), model
+
+
+def against_svc(sizes, Cs, repeats):
+    print("| n x d | C | svmlab s | SVC s | ratio | SVs svmlab | SVs SVC | SV diff % | iterations svmlab / SVC |")
+    print("|---|---|---|---|---|---|---|---|---|")
+    for n in sizes:
+        X, y = standardized_data(n)
+        reps = repeats if n <= 10_000 else max(1, repeats - 1)
+        for C in Cs:
+            params = dict(C=C, tol=1e-3, cache_size=200, shrinking=True)
+            t_lab, lab = median_time(lambda: svmlab.KernelSVM(**params).fit(X, y), reps)
+            gamma = lab._kernel.gamma
+            t_svc, svc = median_time(lambda: SVC(gamma=gamma, **params).fit(X, y), reps)
+            n_lab, n_svc = len(lab.support_), len(svc.support_)
+            updates = _updates(X, y, C, 1e-3, 200, "second_order")
+            print(f"| {n} x {X.shape[1]} | {C:g} | {t_lab:.3f} | {t_svc:.3f} | {t_lab / t_svc:.2f} | {n_lab} | "
+                  f"{n_svc} | {100 * abs(n_lab - n_svc) / n_svc:.2f} | {updates} / {int(svc.n_iter_[0])} |")
+
+
+def _run(X, y, C, tol, cache_size, selection, shrinking=True):
+    kernel = make_kernel("rbf", X)
+    buf = Recorder(0, 1000, len(y), 1).buffers
+    return smo.run(X, kernel, y, np.full(len(y), C), 0, True, tol, 1000, np.random.default_rng(0), buf,
+                   shrinking, selection, cache_size)
+
+
+def _updates(X, y, C, tol, cache_size, selection):
+    return _run(X, y, C, tol, cache_size, selection)[1].updates
+
+
+def cache_sweep(n, C, sizes, repeats):
+    X, y = standardized_data(n)
+    print(f"\nFit time against cache size (RBF, {n} x 20, C = {C:g}, tol 1e-3)\n")
+    print("| cache MB | columns held (dtype) | shrinking | svmlab s | kernel evaluations | hits | misses | SVC s |")
+    print("|---|---|---|---|---|---|---|---|")
+    gamma = make_kernel("rbf", X).gamma
+    for size in sizes:
+        for shrinking in (True, False):
+            t, (_, info) = median_time(lambda: _run(X, y, C, 1e-3, size, "second_order", shrinking), repeats)
+            t_svc, _ = median_time(lambda: SVC(C=C, gamma=gamma, tol=1e-3, cache_size=size,
+                                               shrinking=shrinking).fit(X, y), repeats)
+            slots, dtype = layout(size, n)
+            print(f"| {size:g} | {slots} ({np.dtype(dtype).name}) | {shrinking} | {t:.3f} | {info.kernel_evaluations:,} | {info.cache_hits:,} | "
+                  f"{info.cache_misses:,} | {t_svc:.3f} |")
+
+
+def selection_rules(n, C, repeats):
+    X, y = standardized_data(n)
+    print(f"\nSelection rules (RBF, {n} x 20, C = {C:g}, tol 1e-3)\n")
+    print("| selection | updates | kernel evaluations | time s |")
+    print("|---|---|---|---|")
+    for rule in smo.SELECTIONS:
+        t, (_, info) = median_time(lambda: _run(X, y, C, 1e-3, 200, rule), repeats)
+        print(f"| {rule} | {info.updates:,} | {info.kernel_evaluations:,} | {t:.3f} |")
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="small sizes, one repeat (a smoke test)")
+    args = parser.parse_args()
+    X, y = standardized_data(300)
+    svmlab.KernelSVM().fit(X, y)  # compile (or load the numba cache) before timing
+    if args.quick:
+        against_svc([2000], [1.0], 1)
+        cache_sweep(2000, 1.0, [1, 200], 1)
+        selection_rules(1000, 1.0, 1)
+        return
+    print("RBF kernel, gamma = 'scale', tol 1e-3, cache 200 MB, shrinking; median of 3 fits (2 for 20,000)\n")
+    against_svc([10_000, 20_000], [1.0, 10.0], 3)
+    cache_sweep(10_000, 1.0, [1, 10, 50, 200, 1000], 3)
+    selection_rules(5_000, 1.0, 3)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,120 @@
+"""Kernel dual coordinate descent without a bias (seed 001; book chapter 5, Algorithm 5.2).
+
+Without a bias the dual has no equality constraint, and one variable at a time suffices:
+minimise f(alpha) = 1/2 alpha' Q-bar alpha - e' alpha over 0 <= alpha_i <= U_i by
+
+    alpha_i <- min(max(alpha_i - G_i / Q-bar_ii, 0), U_i),   G <- G + (alpha_i^new - alpha_i) Q-bar_:i
+
+in a random order each epoch. With a kernel there is no w to keep (seed 001's point): the
+gradient G itself is maintained, one column of Q per change, from the same LRU
+:mod:`kernel cache <svmlab.solvers.kernel_cache>` as SMO (200 MB). Where Q-bar_ii = 0 (a zero
+kernel column) f is linear in alpha_i and the step goes to the end of the box.
+
+Shrinking (``shrinking=True``) is LIBLINEAR's: a variable at a bound whose gradient pushes it
+out of the box by more than the largest projected gradient of the previous epoch leaves the
+active set; the gradient is rebuilt on the whole set when the active one is solved.
+Stops when max PG - min PG over an epoch is at most ``tol`` (LIBLINEAR's rule), or after
+``max_iter`` epochs; the trace is recorded every ``k`` epochs.
+
+``fit_intercept=True`` is refused: a free bias adds sum_i y_i alpha_i = 0, which
+single-coordinate steps cannot keep (use ``solver="smo"``).
+"""
+
+import numpy as np
+from numba import njit
+
+from .. import objective as obj
+from .. import trace
+from ..kernel_rows import prepare
+from ..validation import check_bool, positive_number
+from . import SolverResult
+from .kernel_cache import get_column, new_cache, new_generation
+from .smo import due, new_scratch, new_state, reconstruct_gradient, record, update_gradient_bar
+
+
+def solve(X, kernel, y, Ci, code, free, tol, max_iter, rng, buf, shrinking, cache_size):
+    """Run the kernel; see the module docstring."""
+    if free:
+        raise ValueError("solver='dcd' solves the dual without a bias: single-coordinate steps cannot keep the "
+                         "equality constraint of a free bias. Use fit_intercept=False, or solver='smo'.")
+    n = y.shape[0]
+    kr = prepare(X, kernel)
+    alpha, epochs, converged = _kernel_dcd(kr, y, Ci, code, tol, max_iter, check_bool(shrinking, "shrinking"),
+                                           new_cache(n, positive_number(cache_size, "cache_size")), int(rng.integers(2 ** 31)), buf,
+                                           new_scratch(kr, n, buf.rows.shape[0]))
+    return SolverResult(alpha, None, 0.0, epochs, converged)
+
+
+@njit(cache=True)
+def _shuffle(order, m):
+    for t in range(m - 1, 0, -1):
+        s = np.random.randint(0, t + 1)
+        order[t], order[s] = order[s], order[t]
+
+
+@njit(cache=True)
+def _step(st, cache, kr, y, i, active_size, work):
+    """The exact minimisation of f along alpha_i, clipped to [0, U_i], and the gradient update."""
+    a, g, u = st.alpha[i], st.G[i], st.U[i]
+    if st.QD[i] > 0.0:
+        new = min(max(a - g / st.QD[i], 0.0), u)
+    else:
+        new = u if g < 0.0 else 0.0
+    d = new - a
+    st.alpha[i] = new
+    Qi = get_column(cache, kr, y, i, st.order, active_size, False, work)
+    for t in range(active_size):
+        k = st.order[t]
+        st.G[k] += d * Qi[k]
+    st.G[i] += st.D[i] * d
+    if (new >= u) != (a >= u):
+        update_gradient_bar(st, cache, kr, y, i, active_size, work)
+
+
+@njit(cache=True)
+def _kernel_dcd(kr, y, Ci, code, tol, max_iter, shrinking, cache, seed, buf, sc):
+    np.random.seed(seed)
+    n = y.shape[0]
+    st = new_state(kr, y, Ci, code)
+    order = st.order
+    active_size = n
+    pg_max_old, pg_min_old = np.inf, -np.inf
+    epoch = 0
+    converged = False
+    trace.start(buf)
+    if due(buf, 0, False, sc):
+        record(buf, 0, False, st, kr, y, Ci, code, False, n, cache, sc)
+    while epoch < max_iter and not converged:
+        epoch += 1
+        if active_size == n:
+            new_generation(cache)
+        _shuffle(order, active_size)
+        pg_max, pg_min = -np.inf, np.inf
+        s = 0
+        while s < active_size:
+            i = order[s]
+            a, g, u = st.alpha[i], st.G[i], st.U[i]
+            if shrinking and ((a <= 0.0 and g > pg_max_old) or (a >= u and g < pg_min_old)):
+                active_size -= 1
+                order[s], order[active_size] = order[active_size], order[s]
+                continue
+            pg = obj.projected(a, g, u)
+            pg_max = max(pg_max, pg)
+            pg_min = min(pg_min, pg)
+            if abs(pg) > 1e-12:
+                _step(st, cache, kr, y, i, active_size, sc.work)
+            s += 1
+        if pg_max - pg_min <= tol:
+            if active_size == n:
+                converged = True
+            else:  # the shrunk problem is solved: rebuild the gradient and check the whole one
+                reconstruct_gradient(st, cache, kr, y, active_size, sc.work)
+                active_size = n
+                pg_max_old, pg_min_old = np.inf, -np.inf
+        else:
+            pg_max_old = pg_max if pg_max > 0.0 else np.inf
+            pg_min_old = pg_min if pg_min < 0.0 else -np.inf
+        done = converged or epoch >= max_iter
+        if due(buf, epoch, done, sc):
+            record(buf, epoch, done, st, kr, y, Ci, code, False, active_size, cache, sc)
+    return st.alpha, epoch, converged

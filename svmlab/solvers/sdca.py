@@ -1,0 +1,320 @@
+"""Stochastic dual coordinate ascent, SDCA and ASDCA (book chapter 6, Algorithms 6.1 and 6.2).
+
+Shalev-Shwartz and Zhang (JMLR 2013) write the problem in the lambda-form
+
+    P_lam(w) = lam/2 |w|^2 + 1/n sum_i s_i loss(y_i w.x_i),   lam = 1 / (n C_bar)
+
+which is the book's C-form divided by n C_bar: P_lam = P_C / (n C_bar), with weights
+s_i = C_i / C_bar (all 1 when every C_i = C). Their dual variable is alpha_SDCA_i = alpha_i / (C_i y_i)
+in LIBLINEAR units (book eq. 6.3), so y_i alpha_SDCA_i in [0, 1] is alpha_i in [0, C_i]. In
+those units the lambda disappears and the closed-form step of the paper (eq. 6.5) reads
+
+    alpha_i <- clip(alpha_i - G_i / (|x_i|^2 + D_ii), 0, U_i),   G_i = y_i w.x_i - 1 + D_ii alpha_i
+    w       <- w + (new - old) y_i x_i
+
+which is dual coordinate descent (chapter 3) -- SDCA is DCD in other units. The smoothed hinge
+of parameter gamma (eq. 6.7) changes only D_ii: gamma / C_i, with U_i = C_i; the squared hinge
+has D_ii = 1/(2 C_i), U_i = inf (objective.py).
+
+Options: ``order`` of the coordinates within an epoch (a fresh random permutation, index order,
+or draws with replacement); ``batch_size`` b > 1 computes the b steps of a mini-batch at the
+same w and applies each scaled by 1/b (an average of dual-improving points, so D never falls);
+``accelerated`` runs ASDCA (Shalev-Shwartz and Zhang, NIPS 2013; eq. 6.9) on the smoothed
+hinge::
+
+    u = (1 - theta) w + theta v,                          v = w(alpha)
+    alpha_i <- (1 - theta) alpha_i + theta C_i clip((1 - y_i u.x_i) / gamma, 0, 1),  i in batch
+    w <- (1 - theta) w + theta v
+
+with theta = 1/4 min(1, sqrt(k/b), k, k^(2/3) / b^(1/3)), k = gamma lam n / R^2 in lambda units,
+i.e. gamma / (max_i C_i R^2) here, R^2 = max_i |x_i|^2 (the paper's theorem assumes |x_i| <= 1).
+
+``output`` "last" returns the last iterate and stops as soon as the duality gap certifies
+it, P - D <= tol * P (checked once an epoch, one extra pass). "average" and "random" are the
+paper's outputs for a budget of T iterations fixed in advance: T = max_iter epochs, the
+average of the states T0 = T/2 .. T-1 or one of them drawn at random; ``converged`` then says
+whether the returned point meets the gap rule. With smoothing, the rule is applied to the
+smoothed problem that is solved, while the trace records the book's hinge problem (alpha is
+feasible for its dual): at the smoothed optimum the hinge gap is at most gamma/4 times the sum
+of the C_i over the samples with margin in (1 - gamma, 1).
+"""
+
+import math
+import numbers
+
+import numpy as np
+from numba import njit
+
+from .. import objective as obj
+from .. import trace
+from ..rows import assign, axpy, dot, matvec, multiply, n_cols, n_rows, rmatvec, row_axpy, row_dot
+from ..validation import check_bool, one_of, positive_int, positive_number
+from . import SolverResult
+from .dcd import diagonals
+
+ORDERS = ("permutation", "cyclic", "random")
+OUTPUTS = ("last", "average", "random")
+_PERMUTATION, _CYCLIC, _RANDOM = 0, 1, 2
+_LAST, _AVERAGE, _RANDOM_ITERATE = 0, 1, 2
+
+
+def solve(X, y, Ci, code, B, tol, max_iter, rng, buf, order, output, smoothing, batch_size, accelerated):
+    """Algorithm 6.1 (SDCA, mini-batch SDCA) or 6.2 (ASDCA); see the module docstring."""
+    order_code = ORDERS.index(one_of(order, "order", ORDERS))
+    output_code = OUTPUTS.index(one_of(output, "output", OUTPUTS))
+    gamma = _smoothing(smoothing)
+    batch = positive_int(batch_size, "batch_size")
+    accelerated = check_bool(accelerated, "accelerated")
+    if gamma > 0.0 and code != obj.HINGE:
+        raise ValueError("smoothing > 0 smooths the hinge; use loss='hinge' with it (the squared hinge is "
+                         "smooth already), or smoothing=0.")
+    if accelerated and gamma == 0.0:
+        raise ValueError("accelerated=True (ASDCA) needs a smooth loss: use loss='hinge' with smoothing > 0 "
+                         "(e.g. smoothing=0.1).")
+    QD, U, Dg = diagonals(X, Ci, code, B, gamma)
+    theta = asdca_theta(gamma, Ci.max(), (QD - Dg).max(), batch) if accelerated else 0.0
+    steps = math.ceil(len(y) / batch)  # iterations an epoch
+    T = max_iter * steps
+    seed = int(rng.integers(2**31 - 1))
+    pick = int(rng.integers(T // 2, T)) if output_code == _RANDOM_ITERATE else -1
+    alpha, w, n_iter, converged = _sdca(X, y, Ci, code, B, QD, U, Dg, gamma, tol, max_iter, seed, buf,
+                                        order_code, output_code, batch, theta, T // 2, pick)
+    return SolverResult(alpha, w, 0.0, n_iter, converged)
+
+
+def _smoothing(value):
+    if isinstance(value, numbers.Real) and not isinstance(value, bool) and value == 0:
+        return 0.0
+    return positive_number(value, "smoothing (a number >= 0)")
+
+
+def asdca_theta(gamma, C_max, R2, batch):
+    """theta of ASDCA's theorem for the smoothed hinge, in C-form units (module docstring)."""
+    k = gamma / (C_max * R2) if R2 > 0 else 1.0
+    return 0.25 * min(1.0, math.sqrt(k / batch), k, k ** (2.0 / 3.0) / batch ** (1.0 / 3.0))
+
+
+@njit(cache=True)
+def epoch_order(order, index):
+    """The coordinates of one epoch in ``index``: shuffled, left in index order, or drawn
+    with replacement. Uses numba's generator, seeded once a solve."""
+    n = index.shape[0]
+    if order == _PERMUTATION:
+        np.random.shuffle(index)
+    elif order == _RANDOM:
+        for s in range(n):
+            index[s] = np.random.randint(0, n)
+
+
+@njit(cache=True)
+def epoch_orders(seed, order, n, epochs):
+    """The (epochs, n) sample sequence a solve with this seed visits (for the reference tests)."""
+    np.random.seed(seed)
+    index = np.arange(n)
+    out = np.empty((epochs, n), dtype=np.int64)
+    for e in range(epochs):
+        epoch_order(order, index)
+        for s in range(n):
+            out[e, s] = index[s]
+    return out
+
+
+@njit(cache=True)
+def _sdca(X, y, Ci, code, B, QD, U, Dg, gamma, tol, max_iter, seed, buf, order, output, batch, theta, T0, pick):
+    n = n_rows(X)
+    np.random.seed(seed)
+    alpha = np.zeros(n)
+    w = np.zeros(n_cols(X) + 1)
+    v = np.zeros(w.shape[0] if theta > 0.0 else 0)  # ASDCA keeps w(alpha) apart from w
+    m = np.zeros(n)
+    index = np.arange(n)
+    step = np.empty(batch)
+    sums = np.zeros(n if output == _AVERAGE else 0)  # output="average": see _held
+    since = np.zeros(sums.shape[0], dtype=np.int64)
+    w_sum = np.zeros(w.shape[0] if theta > 0.0 and output == _AVERAGE else 0)
+    kept_alpha, kept_w = alpha.copy(), w.copy()
+    w_prev = np.zeros(w.shape[0] if buf.every > 0 else 0)
+    trace.start(buf)
+    t = 0
+    epoch = 0
+    while True:
+        p, d = np.nan, np.nan
+        if output == _LAST:
+            p, d = _values(X, y, Ci, code, B, alpha, w, v, m, epoch)
+        done = epoch >= max_iter or (output == _LAST and _met(p, d, m, alpha, Ci, gamma, tol))
+        if trace.due(buf, epoch, done):
+            _record(X, y, Ci, code, B, buf, epoch, alpha, w, v, m, w_prev, done)
+        if done:
+            break
+        epoch += 1
+        epoch_order(order, index)
+        t = _epoch(X, y, Ci, B, alpha, w, v, QD, U, Dg, index, batch, gamma, theta, step, sums, since, w_sum,
+                   kept_alpha, kept_w, t, T0, pick)
+    if output == _LAST:
+        return alpha, w, epoch, _met(p, d, m, alpha, Ci, gamma, tol)
+    if output == _AVERAGE:
+        kept_alpha, kept_w = _average_result(X, y, B, alpha, w, sums, since, w_sum, t, T0)
+    return _certified(X, y, Ci, code, B, gamma, tol, kept_alpha, kept_w, epoch)
+
+
+@njit(cache=True)
+def _step(X, y, B, alpha, w, QD, U, Dg, i):
+    """The closed-form maximiser of D along alpha_i (eq. 6.5) minus alpha_i."""
+    G = y[i] * row_dot(X, i, w, B) - 1.0 + Dg[i] * alpha[i]
+    if QD[i] <= 0.0:  # an all-zero row under the hinge: D is linear in alpha_i
+        return (U[i] if G < 0.0 else 0.0) - alpha[i]
+    return min(max(alpha[i] - G / QD[i], 0.0), U[i]) - alpha[i]
+
+
+@njit(cache=True)
+def _epoch(X, y, Ci, B, alpha, w, v, QD, U, Dg, index, batch, gamma, theta, step, sums, since, w_sum,
+           kept_alpha, kept_w, t, T0, pick):
+    """One epoch of iterations t + 1, ...; returns the last t. A (mini-batch) SDCA iteration
+    computes its steps at the same w and applies each scaled by 1/b; see _asdca_batch for ASDCA.
+    (One call an epoch: a numba call with many arrays costs as much as a short row.)"""
+    n = index.shape[0]
+    for start in range(0, n, batch):
+        if t == pick:  # output="random": keep state t
+            assign(kept_alpha, alpha)
+            assign(kept_w, w)
+        if w_sum.shape[0] > 0 and t >= T0:  # state t enters the sum of ASDCA's w
+            axpy(1.0, w, w_sum)
+        t += 1
+        stop = min(start + batch, n)
+        if theta > 0.0:
+            _asdca_batch(X, y, Ci, B, alpha, w, v, index, start, stop, gamma, theta, step, sums, since, t, T0)
+            continue
+        b = stop - start
+        for k in range(b):
+            step[k] = _step(X, y, B, alpha, w, QD, U, Dg, index[start + k])
+        for k in range(b):
+            i = index[start + k]
+            delta = step[k] / b
+            if delta != 0.0:
+                if sums.shape[0] > 0:
+                    _held(sums, since, alpha, i, t, T0)
+                alpha[i] += delta
+                row_axpy(X, i, delta * y[i], w, B)
+    return t
+
+
+@njit(cache=True)
+def _asdca_batch(X, y, Ci, B, alpha, w, v, index, start, stop, gamma, theta, target, sums, since, t, T0):
+    """One iteration of ASDCA (eq. 6.9): dual targets -grad loss(u), then w moves towards v."""
+    b = stop - start
+    for k in range(b):
+        i = index[start + k]
+        margin = y[i] * ((1.0 - theta) * row_dot(X, i, w, B) + theta * row_dot(X, i, v, B))
+        target[k] = Ci[i] * min(max((1.0 - margin) / gamma, 0.0), 1.0)
+    for k in range(b):
+        i = index[start + k]
+        delta = theta * (target[k] - alpha[i])
+        if delta != 0.0:
+            if sums.shape[0] > 0:
+                _held(sums, since, alpha, i, t, T0)
+            alpha[i] += delta
+            row_axpy(X, i, delta * y[i], v, B)
+    for j in range(w.shape[0]):
+        w[j] = (1.0 - theta) * w[j] + theta * v[j]
+
+
+@njit(cache=True)
+def _values(X, y, Ci, code, B, alpha, w, v, m, epoch):
+    """P at the primal point w and D at alpha (|w(alpha)|^2 from v, or from w when v is unused);
+    leaves the margins y_i w.x_i in m (no pass at epoch 0, where w = 0)."""
+    if epoch > 0:
+        matvec(X, w, B, m)
+        multiply(m, m, y)
+    wa = v if v.shape[0] > 0 else w
+    return obj.primal_value(dot(w, w), m, Ci, code), obj.dual_value(alpha, dot(wa, wa), Ci, code)
+
+
+@njit(cache=True)
+def _record(X, y, Ci, code, B, buf, epoch, alpha, w, v, m, w_prev, last):
+    """P, D and the KKT violation of alpha (book problem); margins of w(alpha) for the gradient."""
+    t = trace.pause(buf)
+    p, d = _values(X, y, Ci, code, B, alpha, w, v, m, epoch)
+    G = np.empty(alpha.shape[0])
+    if v.shape[0] > 0:
+        matvec(X, v, B, G)
+        multiply(G, G, y)
+    else:
+        assign(G, m)
+    obj.gradient(alpha, G, Ci, code, G)
+    kkt = obj.kkt_violation(alpha, G, Ci, code, y, False)
+    axpy(-1.0, w, w_prev)
+    dw_norm = np.sqrt(dot(w_prev, w_prev))
+    assign(w_prev, w)
+    trace.record(buf, epoch, p, d, kkt, np.sum(alpha > 0.0), dw_norm, t, alpha, w, last)
+
+
+@njit(cache=True)
+def _certified(X, y, Ci, code, B, gamma, tol, alpha, w, epoch):
+    """The output (alpha, w) and whether its gap meets the rule (|w(alpha)|^2 by one pass)."""
+    v = np.empty(w.shape[0])
+    ay = np.empty(alpha.shape[0])
+    multiply(ay, alpha, y)
+    rmatvec(X, ay, B, v)
+    m = np.empty(alpha.shape[0])
+    p, d = _values(X, y, Ci, code, B, alpha, w, v, m, 1)
+    return alpha, w, epoch, _met(p, d, m, alpha, Ci, gamma, tol)
+
+
+@njit(cache=True)
+def _met(p, d, m, alpha, Ci, gamma, tol):
+    """The stopping rule P - D <= tol * P for the problem solved: the book's (P, D given), or
+    with smoothing the smoothed-hinge problem, whose P and D are lower by the amounts below."""
+    if gamma > 0.0:
+        dp, dd = _smoothing_shift(m, alpha, Ci, gamma)
+        p -= dp
+        d -= dd
+    return p - d <= tol * p
+
+
+@njit(cache=True)
+def _smoothing_shift(m, alpha, Ci, gamma):
+    """P - P_gamma = sum_i C_i (hinge - smoothed hinge)(m_i) and D - D_gamma =
+    sum_i gamma alpha_i^2 / (2 C_i) (eq. 6.7: the smoothed loss is hinge minus gamma/2 for
+    m <= 1 - gamma, (1 - m)^2 / (2 gamma) on (1 - gamma, 1), and 0 beyond)."""
+    dp = 0.0
+    dd = 0.0
+    for i in range(m.shape[0]):
+        r = 1.0 - m[i]
+        if r >= gamma:
+            dp += 0.5 * gamma * Ci[i]
+        elif r > 0.0:
+            dp += Ci[i] * (r - 0.5 * r * r / gamma)
+        dd += 0.5 * gamma * alpha[i] * alpha[i] / Ci[i]
+    return dp, dd
+
+
+# -- the average over the states T0 .. T-1 of the run (output="average") -------------------
+# alpha changes one coordinate at a time, so its running sum is kept lazily: sums[i] gets
+# alpha_i times the number of window states it held, when it changes and at the end. SDCA's
+# w is then w(average alpha); ASDCA's w is not w(alpha), and its sum is added every
+# iteration (an iteration costs O(d) there anyway).
+
+@njit(cache=True)
+def _held(sums, since, alpha, i, t, T0):
+    """alpha_i is about to change at iteration t (state t-1 -> t): count the states it held."""
+    if t > T0:
+        sums[i] += alpha[i] * (t - max(since[i], T0))
+        since[i] = t
+
+
+@njit(cache=True)
+def _average_result(X, y, B, alpha, w, sums, since, w_sum, T, T0):
+    """The averaged (alpha, w) over the states T0 .. T-1."""
+    count = T - T0
+    a = np.empty(alpha.shape[0])
+    for i in range(a.shape[0]):
+        a[i] = (sums[i] + alpha[i] * (T - max(since[i], T0))) / count
+    out = np.empty(w.shape[0])
+    if w_sum.shape[0] > 0:
+        for j in range(out.shape[0]):
+            out[j] = w_sum[j] / count
+    else:
+        ay = np.empty(a.shape[0])
+        multiply(ay, a, y)
+        rmatvec(X, ay, B, out)
+    return a, out

@@ -1,0 +1,403 @@
+"""SMO: sequential minimal optimization of the kernel SVM dual with a free bias (chapter 5).
+
+Minimises f(alpha) = 1/2 alpha' Q-bar alpha - e' alpha subject to 0 <= alpha_i <= U_i and
+sum_i y_i alpha_i = 0 (the dual of eq. 5.2; Q-bar = Q + D, Q_ij = y_i y_j K(x_i, x_j)), two
+variables at a time, as LIBSVM's ``Solver`` (Platt 1998; Keerthi et al. 2001; Fan, Chen and
+Lin 2005):
+
+1. working set (eq. 5.9): with s_t = -y_t G_t, the first index i maximises s over
+   I_up = {t : y_t = +1, alpha_t < U_t or y_t = -1, alpha_t > 0}; the second j is taken
+   from I_low (the mirror set) by ``selection``:
+   ``"max_violating"`` the smallest s (Keerthi et al.), ``"second_order"`` the largest
+   decrease (s_i - s_j)^2 / eta_ij of f among the violating j (Fan et al., the default),
+   ``"random"`` a uniformly random violating j (the random partner of seed 004 and of the
+   "simplified SMO" of many courses; i is still the maximal violator, so every step makes
+   progress);
+2. pair step (eqs. 5.5-5.7): move along alpha + s (y_i e_i - y_j e_j), which keeps
+   sum y alpha fixed, to s* = (s_i - s_j) / eta_ij with eta_ij = Q-bar_ii + Q-bar_jj -
+   2 K_ij, clipped to the interval [L, H] that the box leaves (the L/H clipping of seed
+   004 for equal and for opposite labels). Where eta_ij <= 0 (duplicate points, a zero
+   kernel column) LIBSVM's tau = 1e-12 replaces it, and the step runs to the box's edge;
+3. the gradient G = Q-bar alpha - e is kept up to date with the two columns Q_:i, Q_:j
+   from an LRU :mod:`kernel cache <svmlab.solvers.kernel_cache>` of ``cache_size`` MB;
+4. stop when the maximal violation m(alpha) - M(alpha) = max_{I_up} s - min_{I_low} s is
+   below ``tol`` (LIBSVM's rule; :func:`svmlab.objective.kkt_violation`). The bias is
+   LIBSVM's: b = -y_i G_i averaged over the free support vectors, or the midpoint rule
+   without any (:func:`svmlab.objective.free_bias`).
+
+Shrinking (``shrinking=True``) follows LIBSVM: every min(n, 1000) updates the bounded
+variables that cannot be part of a violating pair leave the active set; the gradient of the
+others is then kept only on the active set and rebuilt (``G_bar`` holds the contribution of
+the variables at their upper bound) when the violation first falls below 10 tol and when the
+shrunk problem is solved.
+
+The squared hinge works the same way (D_ii = 1/(2 C_i) on the diagonal, U_i = inf).
+Without a free bias there is no equality constraint and no reason for pairs: use
+``solver="dcd"`` (:mod:`svmlab.solvers.kernel_dcd`); ``fit_intercept=False`` raises here.
+
+Units: one iteration is one pair update; ``max_iter`` counts epochs of n updates, so the
+solver stops after max_iter * n updates, and ``n_iter`` is ceil(updates / n). The trace is
+recorded every ``k`` *updates* (``trace=k``), and its ``epoch`` column holds the number of
+updates; it keeps at most max_iter // k + 1 records and the last one. ``dw_norm`` is
+|w(alpha_t) - w(alpha_s)| between consecutive records, in the kernel's feature space.
+:func:`run` returns, besides the result, the counts a trace cannot hold (:data:`SMOInfo`).
+"""
+
+import math
+from collections import namedtuple
+
+import numpy as np
+from numba import njit
+
+from .. import objective as obj
+from .. import trace
+from ..kernel_rows import column, prepare, value
+from ..rows import dot
+from ..validation import check_bool, one_of, positive_number
+from . import SolverResult
+from .kernel_cache import EVALUATIONS, HITS, MISSES, get_column, new_cache, new_generation
+
+TAU = 1e-12
+SELECTIONS = ("second_order", "max_violating", "random")
+SECOND_ORDER, MAX_VIOLATING, RANDOM = range(3)
+SHRINK_EVERY = 1000
+
+SMOInfo = namedtuple("SMOInfo", "updates cache_hits cache_misses kernel_evaluations n_free n_bounded pairs "
+                                "record_stats")
+SMOInfo.__doc__ = """Counts from one SMO run.
+
+updates: pair updates; cache_hits / cache_misses: column requests served from the cache or
+computed; kernel_evaluations: kernel values computed for Q's columns; n_free / n_bounded:
+support vectors with 0 < alpha < U and alpha = U; pairs: (n_pairs, 2) the first chosen
+working sets (i, j); record_stats: one row per trace record, columns n_free, n_bounded,
+cache_hits, cache_misses."""
+
+State = namedtuple("State", "alpha G G_bar U D QD order")
+Scratch = namedtuple("Scratch", "work col grad margins prev_margins prev_alpha everyone stride stats")
+
+
+def solve(X, kernel, y, Ci, code, free, tol, max_iter, rng, buf, shrinking=True, selection="second_order",
+          cache_size=200):
+    """The registry's entry (see :func:`run`)."""
+    return run(X, kernel, y, Ci, code, free, tol, max_iter, rng, buf, shrinking, selection, cache_size)[0]
+
+
+def run(X, kernel, y, Ci, code, free, tol, max_iter, rng, buf, shrinking=True, selection="second_order",
+        cache_size=200, n_pairs=0):
+    """Solve the dual by SMO; returns ``(SolverResult, SMOInfo)``.
+
+    Arguments as every kernel solver (CONTRIBUTING.md); ``n_pairs`` working sets are kept
+    in ``SMOInfo.pairs`` for pictures of the selection rules.
+    """
+    if not free:
+        raise ValueError("solver='smo' needs the free bias (fit_intercept=True): without it there is no "
+                         "equality constraint to keep, so use solver='dcd' for fit_intercept=False.")
+    rule = SELECTIONS.index(one_of(selection, "selection", SELECTIONS))
+    shrinking = check_bool(shrinking, "shrinking")
+    cache = new_cache(y.shape[0], positive_number(cache_size, "cache_size"))
+    kr = prepare(X, kernel)
+    n = y.shape[0]
+    pairs = np.full((int(n_pairs), 2), -1, dtype=np.int64)
+    seed = int(rng.integers(2 ** 31))
+    sc = new_scratch(kr, n, buf.rows.shape[0])
+    alpha, b, updates = _smo(kr, y, Ci, code, tol, max_iter * n, shrinking, rule, cache, seed, buf, pairs, sc)
+    U = np.where(code == obj.HINGE, Ci, np.inf)
+    free_sv = (alpha > 0) & (alpha < U)
+    info = SMOInfo(updates, int(cache.state[HITS]), int(cache.state[MISSES]), int(cache.state[EVALUATIONS]),
+                   int(free_sv.sum()), int((alpha >= U).sum()), pairs, sc.stats[: buf.state[0]].copy())
+    converged = updates < max_iter * n
+    return SolverResult(alpha, None, b, math.ceil(updates / n), converged), info
+
+
+# -- state shared with kernel DCD ---------------------------------------------------------
+@njit(cache=True)
+def new_state(kr, y, Ci, code):
+    """alpha = 0, G = -e, G_bar = 0, the box U, the diagonal D and Q-bar_ii, all active."""
+    n = y.shape[0]
+    U = np.empty(n)
+    D = np.empty(n)
+    for i in range(n):
+        U[i] = obj.upper(Ci[i], code)
+        D[i] = obj.diag(Ci[i], code)
+    QD = np.empty(n)
+    for i in range(n):
+        QD[i] = value(kr, kr.sqnorm[i], i, i) + D[i]
+    return State(np.zeros(n), np.full(n, -1.0), np.zeros(n), U, D, QD, np.arange(n))
+
+
+def new_scratch(kr, n, n_records):
+    """Work vectors: a zero vector of n_features, n-vectors for records, the index 0..n-1, and
+    the factor by which records have been thinned (see :func:`due`), the SMOInfo.record_stats."""
+    d = kr.X.shape[1] if isinstance(kr.X, np.ndarray) else int(kr.X.n_cols)
+    return Scratch(np.zeros(d), np.empty(n), np.empty(n), np.zeros(n), np.zeros(n), np.zeros(n), np.arange(n),
+                   np.ones(1, dtype=np.int64), np.zeros((n_records, 4), dtype=np.int64))
+
+
+@njit(cache=True)
+def reconstruct_gradient(st, cache, kr, y, active_size, work):
+    """G on the inactive set from G_bar and the free variables (LIBSVM's reconstruction)."""
+    order, G, alpha = st.order, st.G, st.alpha
+    n = G.shape[0]
+    for t in range(active_size, n):
+        k = order[t]
+        G[k] = st.G_bar[k] - 1.0 + st.D[k] * alpha[k]
+    for t in range(active_size):
+        j = order[t]
+        if 0.0 < alpha[j] < st.U[j]:
+            Qj = get_column(cache, kr, y, j, order, active_size, True, work)
+            for s in range(active_size, n):
+                k = order[s]
+                G[k] += alpha[j] * Qj[k]
+
+
+@njit(cache=True)
+def due(buf, t, done, sc):
+    """Whether step t is recorded: every k steps (``trace=k``) times the thinning factor, and
+    the last. When the rows are full, every other record is dropped and the factor doubles,
+    so the trace always spans the whole run (at most max_iter // k + 2 records)."""
+    if not trace.due(buf, t, done):
+        return False
+    if done:
+        return True
+    if buf.state[0] >= buf.rows.shape[0] - 1:  # keep the last row for the final state
+        kept = 0
+        for r in range(0, buf.state[0], 2):
+            for c in range(buf.rows.shape[1]):
+                buf.rows[kept, c] = buf.rows[r, c]
+            for c in range(sc.stats.shape[1]):
+                sc.stats[kept, c] = sc.stats[r, c]
+            kept += 1
+        buf.state[0] = kept
+        sc.stride[0] *= 2
+    return t % (buf.every * sc.stride[0]) == 0
+
+
+@njit(cache=True)
+def record(buf, t, done, st, kr, y, Ci, code, free, n_active, cache, sc):
+    """One trace row from the exact gradient (computed afresh, outside the cache)."""
+    elapsed = trace.pause(buf)
+    alpha, n = st.alpha, y.shape[0]
+    G, m = sc.grad, sc.margins
+    for k in range(n):
+        m[k] = 0.0
+    for j in range(n):
+        if alpha[j] > 0.0:
+            column(kr, j, sc.everyone, 0, n, sc.work, sc.col)
+            for k in range(n):
+                m[k] += alpha[j] * y[j] * y[k] * sc.col[k]
+    obj.gradient(alpha, m, Ci, code, G)
+    b = obj.free_bias(alpha, G, Ci, code, y) if free else 0.0
+    wnorm2 = dot(alpha, m)
+    dw2 = wnorm2 - 2.0 * dot(sc.prev_alpha, m) + dot(sc.prev_alpha, sc.prev_margins)
+    for k in range(n):
+        sc.prev_alpha[k] = alpha[k]
+        sc.prev_margins[k] = m[k]
+        m[k] += y[k] * b
+    p = obj.primal_value(wnorm2, m, Ci, code)
+    kkt = obj.kkt_violation(alpha, G, Ci, code, y, free)
+    row = sc.stats[buf.state[0]]
+    row[0] = row[1] = 0
+    for k in range(n):
+        if alpha[k] >= st.U[k]:
+            row[1] += 1
+        elif alpha[k] > 0.0:
+            row[0] += 1
+    row[2] = cache.state[HITS]
+    row[3] = cache.state[MISSES]
+    bias = np.empty(1)
+    bias[0] = b  # a kernel solver's snapshot "w" is its bias
+    trace.record(buf, t, p, obj.dual_value(alpha, wnorm2, Ci, code), kkt, n_active, math.sqrt(max(dw2, 0.0)),
+                 elapsed, alpha, bias, done)
+
+
+@njit(cache=True, inline="always")
+def n_support(alpha):
+    count = 0
+    for a in alpha:
+        count += a > 0.0
+    return count
+
+
+# -- SMO ----------------------------------------------------------------------------------
+@njit(cache=True, inline="always")
+def _in_up(a, y, u):
+    return (y > 0.0 and a < u) or (y < 0.0 and a > 0.0)
+
+
+@njit(cache=True, inline="always")
+def _in_low(a, y, u):
+    return (y > 0.0 and a > 0.0) or (y < 0.0 and a < u)
+
+
+@njit(cache=True)
+def _select(rule, st, y, active_size, tol, cache, kr, work):
+    """The working set (i, j) of eq. 5.9, or (-1, -1) when the violation is below tol."""
+    alpha, G, U, order = st.alpha, st.G, st.U, st.order
+    i = -1
+    m_up = -np.inf  # m(alpha) = max s over I_up
+    for t in range(active_size):
+        k = order[t]
+        if _in_up(alpha[k], y[k], U[k]) and -y[k] * G[k] >= m_up:
+            m_up = -y[k] * G[k]
+            i = k
+    if i < 0:
+        return -1, -1
+    Qi = get_column(cache, kr, y, i, order, active_size, False, work) if rule == SECOND_ORDER else cache.data[0]
+    j = -1
+    m_low = -np.inf  # -M(alpha) = max -s over I_low
+    best = np.inf
+    seen = 0
+    for t in range(active_size):
+        k = order[t]
+        if not _in_low(alpha[k], y[k], U[k]):
+            continue
+        yg = y[k] * G[k]
+        if yg >= m_low:
+            m_low = yg
+            if rule == MAX_VIOLATING:
+                j = k
+        diff = m_up + yg  # s_i - s_k
+        if diff <= 0.0 or rule == MAX_VIOLATING:
+            continue
+        if rule == SECOND_ORDER:
+            eta = st.QD[i] + st.QD[k] - 2.0 * y[i] * y[k] * Qi[k]
+            gain = -diff * diff / (eta if eta > 0.0 else TAU)
+            if gain <= best:
+                best = gain
+                j = k
+        else:  # uniform among the violating partners, by reservoir sampling
+            seen += 1
+            if np.random.random() * seen < 1.0:
+                j = k
+    if m_up + m_low < tol or j < 0:
+        return -1, -1
+    return i, j
+
+
+@njit(cache=True)
+def pair_step(ai, aj, yi, yj, ui, uj, gi, gj, eta):
+    """The new (alpha_i, alpha_j) after one SMO step (eqs. 5.5-5.7).
+
+    Along alpha + s (y_i e_i - y_j e_j) f changes by -(s_i - s_j) s + eta s^2 / 2; the box
+    0 <= alpha <= U keeps s in [L, H] (one interval per variable: seed 004's L/H for equal
+    and for opposite labels). A variable the clipping stops lands exactly on its bound.
+    """
+    s = (gj * yj - gi * yi) / (eta if eta > 0.0 else TAU)
+    lo_i, hi_i = (-ai, ui - ai) if yi > 0.0 else (ai - ui, ai)
+    lo_j, hi_j = (aj - uj, aj) if yj > 0.0 else (-aj, uj - aj)
+    lo, hi = max(lo_i, lo_j), min(hi_i, hi_j)
+    s = min(max(s, lo), hi)
+    new_i = min(max(ai + yi * s, 0.0), ui)
+    new_j = min(max(aj - yj * s, 0.0), uj)
+    if s == hi:
+        if hi == hi_i:
+            new_i = ui if yi > 0.0 else 0.0
+        if hi == hi_j:
+            new_j = 0.0 if yj > 0.0 else uj
+    elif s == lo:
+        if lo == lo_i:
+            new_i = 0.0 if yi > 0.0 else ui
+        if lo == lo_j:
+            new_j = uj if yj > 0.0 else 0.0
+    return new_i, new_j
+
+
+@njit(cache=True)
+def _update(st, cache, kr, y, i, j, active_size, work):
+    Qi = get_column(cache, kr, y, i, st.order, active_size, False, work)
+    Qj = get_column(cache, kr, y, j, st.order, active_size, False, work)
+    eta = st.QD[i] + st.QD[j] - 2.0 * y[i] * y[j] * Qi[j]
+    ai, aj = st.alpha[i], st.alpha[j]
+    new_i, new_j = pair_step(ai, aj, y[i], y[j], st.U[i], st.U[j], st.G[i], st.G[j], eta)
+    st.alpha[i] = new_i
+    st.alpha[j] = new_j
+    # G += Q-bar_:i d_i + Q-bar_:j d_j on the active set
+    di, dj = new_i - ai, new_j - aj
+    for t in range(active_size):
+        k = st.order[t]
+        st.G[k] += Qi[k] * di + Qj[k] * dj
+    st.G[i] += st.D[i] * di
+    st.G[j] += st.D[j] * dj
+    if (new_i >= st.U[i]) != (ai >= st.U[i]):
+        update_gradient_bar(st, cache, kr, y, i, active_size, work)
+    if (new_j >= st.U[j]) != (aj >= st.U[j]):
+        update_gradient_bar(st, cache, kr, y, j, active_size, work)
+
+
+@njit(cache=True)
+def update_gradient_bar(st, cache, kr, y, i, active_size, work):
+    """G_bar += U_i Q_:i when alpha_i reached its upper bound, -= when it left it."""
+    Qfull = get_column(cache, kr, y, i, st.order, active_size, True, work)
+    sign = 1.0 if st.alpha[i] >= st.U[i] else -1.0
+    for k in range(st.G_bar.shape[0]):
+        st.G_bar[k] += sign * st.U[i] * Qfull[k]
+
+
+@njit(cache=True)
+def _shrink(st, y, active_size, unshrunk, tol, cache, kr, work):
+    """LIBSVM's shrinking; returns the new active size and whether the gradient was rebuilt."""
+    alpha, G, U, order = st.alpha, st.G, st.U, st.order
+    m_up, m_low = -np.inf, -np.inf
+    for t in range(active_size):
+        k = order[t]
+        if _in_up(alpha[k], y[k], U[k]):
+            m_up = max(m_up, -y[k] * G[k])
+        if _in_low(alpha[k], y[k], U[k]):
+            m_low = max(m_low, y[k] * G[k])
+    n = y.shape[0]
+    if not unshrunk and m_up + m_low <= 10.0 * tol:
+        unshrunk = True
+        reconstruct_gradient(st, cache, kr, y, active_size, work)
+        active_size = n
+    if active_size == n:
+        new_generation(cache)
+    kept = 0
+    for t in range(active_size):
+        k = order[t]
+        s = -y[k] * G[k]
+        free = 0.0 < alpha[k] < U[k]
+        # a bounded variable in I_up only (I_low only) cannot pair with anyone if s < M (s > m)
+        if free or (s >= -m_low if _in_up(alpha[k], y[k], U[k]) else s <= m_up):
+            order[t], order[kept] = order[kept], order[t]
+            kept += 1
+    return kept, unshrunk
+
+
+@njit(cache=True)
+def _smo(kr, y, Ci, code, tol, max_updates, shrinking, rule, cache, seed, buf, pairs, sc):
+    np.random.seed(seed)
+    n = y.shape[0]
+    st = new_state(kr, y, Ci, code)
+    active_size = n
+    unshrunk = False
+    counter = min(n, SHRINK_EVERY) + 1
+    t = 0
+    trace.start(buf)
+    while True:
+        i = j = -1
+        if t < max_updates:
+            counter -= 1
+            if counter == 0:
+                counter = min(n, SHRINK_EVERY)
+                if shrinking:
+                    active_size, unshrunk = _shrink(st, y, active_size, unshrunk, tol, cache, kr, sc.work)
+            i, j = _select(rule, st, y, active_size, tol, cache, kr, sc.work)
+            if i < 0 and active_size < n:  # the shrunk problem is solved: check the whole one
+                reconstruct_gradient(st, cache, kr, y, active_size, sc.work)
+                active_size = n
+                i, j = _select(rule, st, y, active_size, tol, cache, kr, sc.work)
+                counter = 1
+        done = i < 0
+        if due(buf, t, done, sc):
+            n_active = active_size if shrinking else n_support(st.alpha)
+            record(buf, t, done, st, kr, y, Ci, code, True, n_active, cache, sc)
+        if done:
+            break
+        if t < pairs.shape[0]:
+            pairs[t, 0] = i
+            pairs[t, 1] = j
+        _update(st, cache, kr, y, i, j, active_size, sc.work)
+        t += 1
+    if active_size < n:
+        reconstruct_gradient(st, cache, kr, y, active_size, sc.work)
+    return st.alpha, obj.free_bias(st.alpha, st.G, Ci, code, y), t

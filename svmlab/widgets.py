@@ -1,0 +1,143 @@
+"""Interactive helpers for the chapters: a fit, its numbers, and a slider over C.
+
+Built on the pure plotting functions of :mod:`svmlab.plots`; every number printed comes from
+:class:`svmlab.SVMProblem`, the book's one definition of the problem (eq. 1.3 and 2.9).
+This module imports ipywidgets and matplotlib, so ``import svmlab`` does not load it.
+
+* :func:`describe_fit` -- margin, epochs, primal, dual, gap, support vectors, accuracy.
+* :func:`show_fit` -- fit a copy of an estimator with some parameters changed and draw it;
+  the static figure a chapter shows before its widget.
+* :func:`fit_explorer` -- a ``FloatLogSlider`` over C (and optionally tol) that refits and
+  redraws; the widget of chapter 1 and later chapters.
+"""
+
+import copy
+import warnings
+
+import ipywidgets
+import matplotlib.pyplot as plt
+import numpy as np
+from IPython.display import display
+
+from . import plots
+from .estimators import ConvergenceWarning
+from .problem import SVMProblem
+from .validation import sample_C
+
+__all__ = ["describe_fit", "show_fit", "fit_explorer"]
+
+
+def _signed_labels(model, y):
+    """y mapped to -1 (classes_[0]) / +1 (classes_[1]), as the model saw it at fit time."""
+    y = np.asarray(y)
+    if not np.isin(y, model.classes_).all():
+        raise ValueError(f"y holds labels the model was not fitted on; its classes are {model.classes_.tolist()}.")
+    return np.where(y == model.classes_[1], 1.0, -1.0)
+
+
+def _problem(model, X, y_pm):
+    """The SVMProblem the model solved: its C_i (with class weights), loss and bias."""
+    Ci = sample_C(model.C, model.class_weight, model.classes_, y_pm)
+    if hasattr(model, "coef_"):
+        bias = "regularized" if model.fit_intercept else "none"
+        return SVMProblem(X, y_pm, Ci, model.loss, bias, model.intercept_scaling)
+    return SVMProblem(X, y_pm, Ci, model.loss, "free" if model.fit_intercept else "none",
+                      kernel=model.kernel, gamma=model.gamma, degree=model.degree, coef0=model.coef0)
+
+
+def _values(model, problem):
+    """(|w|, P, D) of a fitted model; |w| excludes the bias (the margin lives in x-space)."""
+    alpha = model.alpha_
+    if hasattr(model, "coef_"):
+        wnorm = float(np.linalg.norm(model.coef_))
+        primal = problem.primal(model.coef_, model.intercept_)
+    else:  # kernel: |w|^2 = alpha' Q alpha in feature space
+        wnorm = float(np.sqrt(max(alpha @ problem.margins(alpha), 0.0)))
+        primal = problem.primal_at(alpha, model.intercept_[0])
+    return wnorm, float(primal), float(problem.dual(alpha))
+
+
+def describe_fit(model, X, y):
+    """A few deterministic lines on a fitted LinearSVM (or KernelSVM) and the data (X, y).
+
+    The margin width 2/|w| (eq. 1.1), the epochs run, P (eq. 1.3) at the model's (w, b), D
+    (eq. 2.9) at its alpha, the gap P - D, the support vectors (alpha_i > 0), the points on
+    or inside the margin (y_i f(x_i) <= 1) and the training accuracy.
+    """
+    if not hasattr(model, "alpha_"):
+        raise ValueError("describe_fit needs a fitted estimator; call fit(X, y) first.")
+    y_pm = _signed_labels(model, y)
+    problem = _problem(model, X, y_pm)
+    wnorm, primal, dual = _values(model, problem)
+    margin = 2.0 / wnorm if wnorm > 0 else np.inf
+    inside = int(np.count_nonzero(y_pm * model.decision_function(X) <= 1.0))
+    return "\n".join([
+        f"margin 2/|w| = {margin:.4f}",
+        f"epochs = {model.n_iter_}",
+        f"primal P = {primal:.6g}",
+        f"dual D = {dual:.6g}",
+        f"gap P - D = {primal - dual:.3g}",
+        f"support vectors = {len(model.support_)} (alpha_i > 0); on or inside the margin: {inside}",
+        f"training accuracy = {model.score(X, y):.4f}",
+    ])
+
+
+def _fresh_copy(estimator, params):
+    """An unfitted estimator with the same parameters, ``params`` set; the caller's is untouched."""
+    model = type(estimator)(**copy.deepcopy(estimator.get_params()))
+    return model.set_params(**params)
+
+
+def show_fit(estimator, X, y, ax=None, **params):
+    """Fit a copy of ``estimator`` with ``params`` set and draw its decision function.
+
+    Draws f with the margins f = -1, +1 and the points sized by alpha
+    (:func:`svmlab.plots.plot_decision_function`); for the hinge, points at the bound
+    alpha_i = C_i are marked. Returns (fitted model, ax).
+    """
+    model = _fresh_copy(estimator, params).fit(X, y)
+    y_pm = _signed_labels(model, y)  # the plots colour classes -1 / +1
+    upper = sample_C(model.C, model.class_weight, model.classes_, y_pm) if model.loss == "hinge" else None
+    ax = plots.plot_decision_function(model, X, y_pm, alpha=model.alpha_, upper=upper, ax=ax,
+                                      title=f"{model.loss}, C = {model.C:.3g}")
+    return model, ax
+
+
+def _log_slider(description, exponents, value):
+    lo, hi = (float(e) for e in exponents)
+    if not lo < hi:
+        raise ValueError(f"the {description} range must be (low, high) exponents of 10 with low < high; "
+                         f"got {exponents!r}.")
+    start = np.clip(np.log10(value), lo, hi) if value > 0 else 0.5 * (lo + hi)
+    return ipywidgets.FloatLogSlider(value=10.0 ** start, base=10, min=lo, max=hi, step=(hi - lo) / 24,
+                                     description=description, continuous_update=False,
+                                     readout_format=".3g")
+
+
+def fit_explorer(estimator, X, y, C_range=(-3, 3), tol_range=None, figsize=(5.5, 4.5)):
+    """A slider over C on a log scale (and over tol when ``tol_range`` is given).
+
+    Each move refits a copy of ``estimator`` (:func:`show_fit`), redraws the figure and prints
+    :func:`describe_fit`. ``C_range`` and ``tol_range`` are (low, high) exponents of 10. A
+    convergence warning is printed as one line. Returns the ``ipywidgets.interactive``.
+    """
+    controls = {"C": _log_slider("C", C_range, estimator.C)}
+    if tol_range is not None:
+        controls["tol"] = _log_slider("tol", tol_range, estimator.tol)
+
+    def redraw(**params):
+        fig, ax = plt.subplots(figsize=figsize)
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always", ConvergenceWarning)
+            model, _ = show_fit(estimator, X, y, ax=ax, **params)
+        display(fig)
+        plt.close(fig)
+        print(describe_fit(model, X, y))
+        if any(issubclass(w.category, ConvergenceWarning) for w in caught):
+            print(f"note: stopped at max_iter={model.max_iter} before reaching tol={model.tol:.3g}; "
+                  "the figure shows the best iterate.")
+        for w in caught:
+            if not issubclass(w.category, ConvergenceWarning):
+                warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
+
+    return ipywidgets.interactive(redraw, **controls)

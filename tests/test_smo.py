@@ -1,0 +1,240 @@
+"""SMO and bias-free kernel DCD (chapter 5): parity with LIBSVM, KKT, cache, degenerate data."""
+
+import warnings
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from sklearn.svm import SVC
+
+import svmlab
+from svmlab import datasets
+from svmlab.kernel_rows import column, prepare
+from svmlab.kernels import kernel_matrix, make_kernel
+from svmlab.solvers import smo
+from svmlab.trace import Recorder
+
+from tests import reference_smo as ref
+
+SELECTIONS = ("second_order", "max_violating", "random")
+KERNELS = {"linear": {}, "poly": {"degree": 3, "coef0": 1.0}, "rbf": {}}
+
+
+def _toy():
+    return datasets.make_toy(160, random_state=1)
+
+
+def _cancer():
+    X, y = datasets.load_breast_cancer()
+    return X[:300], y[:300]
+
+
+def _digits():
+    return datasets.load_digits_1v7()
+
+
+def _random():
+    return datasets.make_random(200, 10, random_state=3)
+
+
+DATA = {"toy": _toy, "cancer": _cancer, "digits": _digits, "random": _random}
+
+
+def _svc_alpha(svc, n):
+    alpha = np.zeros(n)
+    alpha[svc.support_] = np.abs(svc.dual_coef_[0])
+    return alpha
+
+
+def _fit(X, y, **params):
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", svmlab.ConvergenceWarning)
+        return svmlab.KernelSVM(**params).fit(X, y)
+
+
+@pytest.mark.parametrize("data", DATA)
+@pytest.mark.parametrize("kernel", KERNELS)
+def test_parity_with_libsvm(data, kernel):
+    """Dual objective to 1e-6 relative, bias to 1e-4, same predictions (and support for the
+    positive definite RBF kernel, where the solution is unique), for every selection rule."""
+    X, y = DATA[data]()
+    X_train, X_test, y_train, _ = datasets.train_test_split(X, y, test_size=0.3, random_state=0)
+    params = dict(C=1.0, kernel=kernel, tol=1e-6, **KERNELS[kernel])
+    models = {rule: _fit(X_train, y_train, selection=rule, random_state=0, **params) for rule in SELECTIONS}
+    gamma = models["second_order"]._kernel.gamma
+    svc = SVC(gamma=gamma, cache_size=50, **params).fit(X_train, y_train)
+    problem = svmlab.SVMProblem(X_train, y_train, C=1.0, bias="free", kernel=kernel, gamma=gamma, **KERNELS[kernel])
+    d_ref = problem.dual(_svc_alpha(svc, len(y_train)))
+    f_ref = svc.decision_function(X_test)
+    clear = np.abs(f_ref) > 1e-4  # points that are not on the boundary to rounding
+    for rule, model in models.items():
+        assert problem.dual(model.alpha_) == pytest.approx(d_ref, rel=1e-6), rule
+        assert model.intercept_[0] == pytest.approx(svc.intercept_[0], abs=1e-4), rule
+        np.testing.assert_allclose(model.decision_function(X_test), f_ref, atol=1e-4 * max(1.0, np.abs(f_ref).max()))
+        assert np.array_equal(model.predict(X_test)[clear], svc.predict(X_test)[clear]), rule
+        if kernel == "rbf":
+            assert np.array_equal(model.support_, np.sort(svc.support_)), rule
+
+
+@pytest.mark.parametrize("shrinking", [True, False])
+@pytest.mark.parametrize("rule", SELECTIONS)
+def test_kkt_equality_and_gap_at_the_solution(rule, shrinking):
+    X, y = datasets.load_breast_cancer()
+    model = _fit(X, y, C=10.0, tol=1e-6, selection=rule, shrinking=shrinking, random_state=1)
+    problem = svmlab.SVMProblem(X, y, C=10.0, bias="free", kernel="rbf", gamma=model._kernel.gamma)
+    y_pm = np.where(y > 0, 1.0, -1.0)
+    assert abs(model.alpha_ @ y_pm) <= 1e-12 * model.alpha_.sum()
+    assert problem.kkt_violation(model.alpha_) <= 1e-6
+    assert 0.0 <= problem.gap(model.alpha_, model.intercept_[0]) <= 1e-6 * problem.dual(model.alpha_)
+    assert model.intercept_[0] == pytest.approx(problem.bias_from_alpha(model.alpha_), abs=1e-9)
+
+
+def test_numba_smo_follows_the_reference():
+    X, y = datasets.make_toy(120, random_state=2)
+    kernel = make_kernel("rbf", X)
+    Q = y[:, None] * kernel_matrix(kernel, X, X) * y[None, :]
+    alpha_ref, b_ref, _ = ref.smo(Q, y, np.full(len(y), 2.0), tol=1e-9)
+    model = _fit(X, y, C=2.0, tol=1e-9, selection="max_violating", shrinking=False)
+    np.testing.assert_allclose(model.alpha_, alpha_ref, atol=1e-7)
+    assert model.intercept_[0] == pytest.approx(b_ref, abs=1e-8)
+
+
+def test_squared_hinge_matches_the_reference():
+    X, y = datasets.make_toy(100, random_state=4)
+    model = _fit(X, y, C=0.5, loss="squared_hinge", tol=1e-9)
+    Q = y[:, None] * kernel_matrix(model._kernel, X, X) * y[None, :]
+    alpha_ref, b_ref, _ = ref.smo(Q, y, np.full(len(y), 0.5), loss="squared_hinge", tol=1e-9)
+    np.testing.assert_allclose(model.alpha_, alpha_ref, atol=1e-7)
+    assert model.intercept_[0] == pytest.approx(b_ref, abs=1e-7)
+
+
+def _run(X, y, C=1.0, cache_size=200, every=0, **options):
+    kernel = make_kernel("rbf", X)
+    buf = Recorder(every, 1000, len(y), 1).buffers
+    return smo.run(X, kernel, y, np.full(len(y), C), 0, True, 1e-6, 1000, np.random.default_rng(0), buf,
+                   cache_size=cache_size, **options)
+
+
+def test_cache_size_changes_the_work_not_the_result():
+    """Single-precision columns (caches too small for all of Q) give the same result whatever
+    their number; double precision (all of Q fits) agrees with them to float32 rounding."""
+    X, y = datasets.load_breast_cancer()
+    (tiny, info_tiny), (small, info_small), (full, info_full) = [_run(X, y, cache_size=mb) for mb in (1e-9, 0.1, 1e6)]
+    assert np.array_equal(small.alpha, tiny.alpha) and small.b == tiny.b
+    assert info_tiny.kernel_evaluations > info_small.kernel_evaluations > info_full.kernel_evaluations
+    assert info_full.cache_misses <= len(y) < info_tiny.cache_misses
+    problem = svmlab.SVMProblem(X, y, C=1.0, bias="free", kernel="rbf")
+    assert problem.dual(tiny.alpha) == pytest.approx(problem.dual(full.alpha), rel=1e-6)
+    assert tiny.b == pytest.approx(full.b, abs=1e-5)
+    assert np.array_equal(tiny.alpha > 0, full.alpha > 0)
+
+
+@pytest.mark.parametrize("case", ["opposite_duplicates", "zero_column", "all_identical"])
+@pytest.mark.parametrize("rule", SELECTIONS)
+def test_degenerate_data_neither_crashes_nor_loops(case, rule):
+    rng = np.random.default_rng(5)
+    X = rng.standard_normal((40, 3))
+    y = np.where(X[:, 0] > 0, 1.0, -1.0)
+    if case == "opposite_duplicates":
+        X[20:30] = X[:10]
+        y[20:30] = -y[:10]
+    elif case == "zero_column":
+        X[:5] = 0.0  # with the linear kernel K(x_i, .) = 0 for these rows
+    else:
+        X[:] = 1.0
+        y[::2] = -1.0
+        y[1::2] = 1.0
+    model = _fit(X, y, kernel="linear", C=1.0, tol=1e-6, selection=rule, random_state=0)
+    problem = svmlab.SVMProblem(X, y, C=1.0, bias="free", kernel="linear")
+    assert np.isfinite(model.alpha_).all() and np.isfinite(model.intercept_).all()
+    assert problem.kkt_violation(model.alpha_) <= 1e-6
+
+
+def test_pair_step_is_the_exact_clipped_minimiser():
+    rng = np.random.default_rng(6)
+    for _ in range(200):
+        yi, yj = rng.choice([-1.0, 1.0], 2)
+        ui, uj = rng.uniform(0.5, 2.0, 2)
+        ai, aj = rng.choice([0.0, 1.0, rng.uniform()], 2) * (ui, uj)
+        gi, gj = rng.normal(size=2)
+        eta = rng.choice([0.0, rng.uniform(0.1, 3.0)])
+        new_i, new_j = smo.pair_step(ai, aj, yi, yj, ui, uj, gi, gj, eta)
+        assert 0.0 <= new_i <= ui and 0.0 <= new_j <= uj
+        assert yi * new_i + yj * new_j == pytest.approx(yi * ai + yj * aj, abs=1e-12)
+        # f along the feasible segment: f(t) = (y_i g_i - y_j g_j) t + eta t^2 / 2
+        t_new = yi * (new_i - ai)
+        lo = max(-ai if yi > 0 else ai - ui, aj - uj if yj > 0 else -aj)
+        hi = min(ui - ai if yi > 0 else ai, aj if yj > 0 else uj - aj)
+        ts = np.linspace(lo, hi, 101)
+        f = (yi * gi - yj * gj) * ts + 0.5 * eta * ts ** 2
+        assert (yi * gi - yj * gj) * t_new + 0.5 * eta * t_new ** 2 <= f.min() + 1e-12
+
+
+@pytest.mark.parametrize("kernel", ["linear", "poly", "rbf"])
+def test_numba_kernel_columns_equal_the_kernel_matrix(kernel):
+    X, _ = datasets.make_random(30, 6, random_state=7)
+    X[3, :3] = 0.0
+    k = make_kernel(kernel, X, gamma=0.3, degree=3, coef0=0.5)
+    K = kernel_matrix(k, X, X)
+    for data in (X, sp.csr_matrix(X)):
+        kr = prepare(svmlab.validation.check_array(data), k)
+        out = np.empty(30)
+        for j in (0, 3, 29):
+            column(kr, j, np.arange(30), 0, 30, np.zeros(6), out)
+            np.testing.assert_allclose(out, K[:, j], rtol=1e-12, atol=1e-12)
+
+
+def test_sparse_input_gives_the_dense_solution():
+    X, y = datasets.make_toy(80, random_state=8)
+    dense = _fit(X, y, tol=1e-8)
+    sparse = _fit(sp.csr_matrix(X), y, tol=1e-8)
+    np.testing.assert_allclose(sparse.alpha_, dense.alpha_, atol=1e-10)
+
+
+def test_trace_records_updates_and_ends_at_the_solution():
+    X, y = datasets.make_toy(60, random_state=9)
+    model = _fit(X, y, C=5.0, trace=1, max_iter=2)  # 2 epochs: rows for ~120 updates, then thinned
+    tr = model.trace_
+    problem = svmlab.SVMProblem(X, y, C=5.0, bias="free", kernel="rbf", gamma=model._kernel.gamma)
+    assert tr.epoch[0] == 0 and np.all(np.diff(tr.epoch) > 0)
+    assert tr.dual[-1] == pytest.approx(problem.dual(model.alpha_), rel=1e-12)
+    assert np.all(np.diff(tr.dual) >= -1e-12)  # SMO never decreases D
+    assert tr.kkt[-1] < 1e-3 <= tr.kkt[0]
+    assert tr.snapshot_intercept[-1] == pytest.approx(model.intercept_[0])
+    np.testing.assert_array_equal(tr.snapshot_alpha[-1], model.alpha_)
+
+
+def test_max_iter_warns_and_counts_epochs():
+    X, y = datasets.load_breast_cancer()
+    with pytest.warns(svmlab.ConvergenceWarning):
+        model = svmlab.KernelSVM(C=100.0, tol=1e-8, max_iter=1).fit(X, y)
+    assert model.n_iter_ == 1
+
+
+def test_options_are_validated():
+    X, y = datasets.make_toy(30)
+    for params, name in [({"selection": "best"}, "selection"), ({"cache_size": 0}, "cache_size"),
+                         ({"shrinking": "yes"}, "shrinking"), ({"fit_intercept": False}, "dcd")]:
+        with pytest.raises(ValueError, match=name):
+            svmlab.KernelSVM(**params).fit(X, y)
+    with pytest.raises(ValueError, match="smo"):
+        svmlab.KernelSVM(solver="dcd").fit(X, y)
+
+
+def test_arrays_of_the_caller_are_not_modified():
+    X, y = datasets.make_toy(50)
+    X0, y0 = X.copy(), y.copy()
+    _fit(X, y, trace=True)
+    assert np.array_equal(X, X0) and np.array_equal(y, y0)
+
+
+@pytest.mark.parametrize("shrinking", [True, False])
+def test_kernel_dcd_reaches_the_bias_free_optimum(shrinking):
+    X, y = datasets.make_toy(120, random_state=10)
+    model = _fit(X, y, C=3.0, solver="dcd", fit_intercept=False, tol=1e-8, shrinking=shrinking, random_state=0)
+    problem = svmlab.SVMProblem(X, y, C=3.0, bias="none", kernel="rbf", gamma=model._kernel.gamma)
+    Q = problem.Q()
+    alpha_ref = ref.dcd(Q, np.full(len(y), 3.0), tol=1e-10)
+    assert problem.dual(model.alpha_) == pytest.approx(problem.dual(alpha_ref), rel=1e-9)
+    assert problem.kkt_violation(model.alpha_) <= 1e-7
+    assert model.intercept_[0] == 0.0

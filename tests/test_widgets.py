@@ -1,0 +1,157 @@
+"""svmlab.widgets: the numbers it prints are the book's, and it never touches the caller's estimator."""
+
+import re
+import subprocess
+import sys
+import warnings
+
+import matplotlib
+
+matplotlib.use("Agg")
+
+import ipywidgets  # noqa: E402
+import matplotlib.pyplot as plt  # noqa: E402
+import numpy as np  # noqa: E402
+import pytest  # noqa: E402
+
+import svmlab  # noqa: E402
+from svmlab import datasets, widgets  # noqa: E402
+
+
+@pytest.fixture(autouse=True)
+def _close_figures():
+    yield
+    plt.close("all")
+
+
+@pytest.fixture(scope="module")
+def toy():
+    X, y = datasets.make_toy(200, random_state=1)
+    return X, np.where(y > 0, "spam", "ham")  # any two labels
+
+
+def numbers(text):
+    """{'margin 2/|w|': 1.23, 'primal P': ..., ...}: the number after each '<name> ='."""
+    return {k: float(v) for k, v in re.findall(r"^([^=\n]+?) = (\S+)", text, flags=re.M)}
+
+
+def subgradient(**params):
+    defaults = dict(solver="subgradient", max_iter=300, tol=1e-2, C=1.0)
+    return svmlab.LinearSVM(**{**defaults, **params})
+
+
+@pytest.mark.parametrize("params, bias", [
+    (dict(loss="hinge", class_weight={"spam": 3.0}, intercept_scaling=2.0), "regularized"),
+    (dict(loss="squared_hinge", fit_intercept=False, C=0.3), "none"),
+])
+def test_describe_fit_reports_the_problem_values(toy, params, bias):
+    X, y = toy
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", svmlab.ConvergenceWarning)
+        model = subgradient(**params).fit(X, y)
+    got = numbers(widgets.describe_fit(model, X, y))
+
+    y_pm = np.where(y == "spam", 1.0, -1.0)
+    Ci = model.C * np.where(y_pm > 0, params.get("class_weight", {}).get("spam", 1.0), 1.0)
+    problem = svmlab.SVMProblem(X, y_pm, Ci, params["loss"], bias, params.get("intercept_scaling", 1.0))
+    P = problem.primal(model.coef_, model.intercept_)
+    D = problem.dual(model.alpha_)
+    assert got["margin 2/|w|"] == pytest.approx(2 / np.linalg.norm(model.coef_), abs=1e-4)
+    assert got["primal P"] == pytest.approx(P, rel=1e-5)
+    assert got["dual D"] == pytest.approx(D, rel=1e-5)
+    assert got["gap P - D"] == pytest.approx(P - D, rel=1e-2)
+    assert got["epochs"] == model.n_iter_
+    assert got["support vectors"] == np.count_nonzero(model.alpha_ > 0)
+    assert got["training accuracy"] == pytest.approx(np.mean(model.predict(X) == y), abs=1e-4)
+    assert D <= P  # weak duality, so the printed gap is never negative
+    assert widgets.describe_fit(model, X, y) == widgets.describe_fit(model, X, y)
+
+
+def test_describe_fit_kernel_model(toy):
+    X, y = toy[0][:60], toy[1][:60]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", svmlab.ConvergenceWarning)
+        model = svmlab.KernelSVM(C=1.0, kernel="rbf", max_iter=300).fit(X, y)
+    got = numbers(widgets.describe_fit(model, X, y))
+    problem = svmlab.SVMProblem(X, np.where(y == "spam", 1.0, -1.0), 1.0, "hinge", "free", kernel="rbf")
+    alpha = model.alpha_
+    assert got["margin 2/|w|"] == pytest.approx(2 / np.sqrt(alpha @ problem.Q() @ alpha), rel=1e-3)
+    assert got["primal P"] == pytest.approx(problem.primal_at(alpha, model.intercept_[0]), rel=1e-5)
+    assert got["dual D"] == pytest.approx(problem.dual(alpha), rel=1e-5)
+
+
+def test_describe_fit_rejects_unfitted_model_and_unknown_labels(toy):
+    X, y = toy
+    with pytest.raises(ValueError, match="fit"):
+        widgets.describe_fit(subgradient(), X, y)
+    model = subgradient(tol=0.5).fit(X, y)
+    with pytest.raises(ValueError, match="classes"):
+        widgets.describe_fit(model, X, np.where(y == "spam", 1, -1))
+
+
+def test_show_fit_uses_the_given_axes_and_the_asked_parameters(toy):
+    X, y = toy
+    est = subgradient(C=1.0)
+    before = est.get_params()
+    ax = plt.figure().add_subplot()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", svmlab.ConvergenceWarning)
+        model, out = widgets.show_fit(est, X, y, ax=ax, C=10.0, tol=0.05)
+    assert out is ax
+    assert model is not est and model.C == 10.0 and model.tol == 0.05
+    assert model.coef_.shape == (1, 2)
+    assert est.get_params() == before and not hasattr(est, "coef_")
+    # the drawing: three level lines and one point per sample
+    assert any(getattr(c, "levels", None) is not None and list(c.levels) == [-1.0, 0.0, 1.0]
+               for c in ax.collections)
+    assert "C = 10" in ax.get_title()
+
+
+def test_fit_explorer_slider_refits_and_changes_the_margin(toy, capsys):
+    X, y = toy
+    rng = np.random.default_rng(5)
+    est = subgradient(C=0.1, random_state=rng)
+    before = est.get_params()
+    state = rng.bit_generator.state
+
+    box = widgets.fit_explorer(est, X, y, C_range=(-2, 2))
+    assert isinstance(box, ipywidgets.interactive)
+    slider = box.children[0]
+    assert isinstance(slider, ipywidgets.FloatLogSlider)
+    assert slider.description == "C" and not slider.continuous_update
+    assert slider.min == -2 and slider.max == 2 and slider.value == pytest.approx(0.1)
+
+    capsys.readouterr()
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", svmlab.ConvergenceWarning)  # caught and printed instead
+        box.f(C=0.01)
+        small = capsys.readouterr().out
+        box.f(C=10.0)
+        large = capsys.readouterr().out
+    m_small, m_large = numbers(small)["margin 2/|w|"], numbers(large)["margin 2/|w|"]
+    assert m_small > m_large  # a larger C buys fewer violations with a narrower margin
+    assert "Traceback" not in large
+    assert large.count("note: stopped at max_iter=300") <= 1
+
+    assert est.get_params().keys() == before.keys()
+    assert all(est.get_params()[k] is before[k] for k in before)
+    assert rng.bit_generator.state == state and not hasattr(est, "coef_")
+
+
+def test_fit_explorer_tol_slider_and_ranges(toy, capsys):
+    X, y = toy
+    box = widgets.fit_explorer(subgradient(C=5000.0, tol=1e-3), X, y, C_range=(-1, 1), tol_range=(-4, -1))
+    C, tol = box.children[:2]
+    assert C.value == pytest.approx(10.0)  # clipped into the range
+    assert isinstance(tol, ipywidgets.FloatLogSlider) and tol.description == "tol"
+    assert tol.value == pytest.approx(1e-3)
+    box.f(C=1.0, tol=0.5)
+    assert "margin 2/|w| =" in capsys.readouterr().out
+    with pytest.raises(ValueError, match="C range"):
+        widgets.fit_explorer(subgradient(), X, y, C_range=(2, -2))
+
+
+def test_import_svmlab_does_not_load_the_widgets():
+    code = "import sys, svmlab; print('ipywidgets' in sys.modules or 'svmlab.widgets' in sys.modules)"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "False"
