@@ -1,12 +1,11 @@
 """SMO against LIBSVM (scikit-learn's SVC): fit time, support vectors, cache size, selection rules.
 
-Run with ``python benchmarks/bench_smo.py [--quick]``. Every time is the median of several
-fits in this process, and each ratio divides by SVC's median measured here, on the same
+Run from the repository root with ``python -m benchmarks.bench_smo [--quick]``. Every time is
+the median of several fits in this process, and each ratio divides by SVC's median measured here, on the same
 data, with the same C, gamma, tol, cache_size and shrinking. Prints Markdown tables.
 """
 
 import argparse
-import statistics
 import time
 
 import numpy as np
@@ -19,19 +18,12 @@ from svmlab.solvers import smo
 from svmlab.solvers.kernel_cache import layout
 from svmlab.trace import Recorder
 
+from benchmarks.timing import median_time
+
 
 def standardized_data(n, d=20, seed=0):
     X, y = make_classification(n_samples=n, n_features=d, random_state=seed)
     return (X - X.mean(axis=0)) / X.std(axis=0), np.where(y > 0, 1.0, -1.0)
-
-
-def median_time(fit, repeats):
-    times, model = [], None
-    for _ in range(repeats):
-        start = time.perf_counter()
-        model = fit()
-        times.append(time.perf_counter() - start)
-    return statistics.median(times), model
 
 
 def against_svc(sizes, Cs, repeats):
@@ -42,9 +34,9 @@ def against_svc(sizes, Cs, repeats):
         reps = repeats if n <= 10_000 else max(1, repeats - 1)
         for C in Cs:
             params = dict(C=C, tol=1e-3, cache_size=200, shrinking=True)
-            t_lab, lab = median_time(lambda: svmlab.KernelSVM(**params).fit(X, y), reps)
+            t_lab, lab = median_time(lambda: svmlab.KernelSVM(**params).fit(X, y), reps, warm_up=False)
             gamma = lab._kernel.gamma
-            t_svc, svc = median_time(lambda: SVC(gamma=gamma, **params).fit(X, y), reps)
+            t_svc, svc = median_time(lambda: SVC(gamma=gamma, **params).fit(X, y), reps, warm_up=False)
             n_lab, n_svc = len(lab.support_), len(svc.support_)
             updates = _updates(X, y, C, 1e-3, 200, "second_order")
             print(f"| {n} x {X.shape[1]} | {C:g} | {t_lab:.3f} | {t_svc:.3f} | {t_lab / t_svc:.2f} | {n_lab} | "
@@ -70,9 +62,10 @@ def cache_sweep(n, C, sizes, repeats):
     gamma = make_kernel("rbf", X).gamma
     for size in sizes:
         for shrinking in (True, False):
-            t, (_, info) = median_time(lambda: _run(X, y, C, 1e-3, size, "second_order", shrinking), repeats)
+            t, (_, info) = median_time(lambda: _run(X, y, C, 1e-3, size, "second_order", shrinking), repeats,
+                                       warm_up=False)
             t_svc, _ = median_time(lambda: SVC(C=C, gamma=gamma, tol=1e-3, cache_size=size,
-                                               shrinking=shrinking).fit(X, y), repeats)
+                                               shrinking=shrinking).fit(X, y), repeats, warm_up=False)
             slots, dtype = layout(size, n)
             print(f"| {size:g} | {slots} ({np.dtype(dtype).name}) | {shrinking} | {t:.3f} | {info.kernel_evaluations:,} | {info.cache_hits:,} | "
                   f"{info.cache_misses:,} | {t_svc:.3f} |")
@@ -84,7 +77,7 @@ def selection_rules(n, C, repeats):
     print("| selection | updates | kernel evaluations | time s |")
     print("|---|---|---|---|")
     for rule in smo.SELECTIONS:
-        t, (_, info) = median_time(lambda: _run(X, y, C, 1e-3, 200, rule), repeats)
+        t, (_, info) = median_time(lambda: _run(X, y, C, 1e-3, 200, rule), repeats, warm_up=False)
         print(f"| {rule} | {info.updates:,} | {info.kernel_evaluations:,} | {t:.3f} |")
 
 

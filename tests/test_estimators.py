@@ -11,6 +11,7 @@ import pytest
 import scipy.sparse as sp
 
 import svmlab
+import svmlab.solvers
 from svmlab import datasets
 
 ESTIMATORS = [svmlab.LinearSVM, svmlab.KernelSVM]
@@ -111,8 +112,14 @@ def test_float32_int_fortran_and_csr_inputs_give_the_same_model(Estimator, toy):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", svmlab.ConvergenceWarning)
         base = reference.fit(Xr, y).alpha_.copy()
+        wide = np.repeat(Xr, 2, axis=1)
+        rows, cols = np.nonzero(Xr[:, ::-1])  # each row's entries listed last column first
+        cols = Xr.shape[1] - 1 - cols
+        shuffled = sp.csr_matrix((Xr[rows, cols], cols, np.searchsorted(rows, np.arange(len(Xr) + 1))),
+                                 shape=Xr.shape)
+        assert not shuffled.has_sorted_indices
         for variant in (Xr.astype(np.float32), Xr.astype(np.int64), np.asfortranarray(Xr), sp.csr_matrix(Xr),
-                        Xr.tolist()):
+                        Xr.tolist(), wide[:, ::2], shuffled):
             np.testing.assert_allclose(Estimator(max_iter=200, tol=1e-12, random_state=0).fit(variant, y).alpha_, base,
                                        rtol=1e-9, atol=1e-12)
 
@@ -230,3 +237,16 @@ SOLVER_OPTIONS = [
 def test_bad_solver_options_are_rejected_clearly(Estimator, toy, params, message):
     with pytest.raises(ValueError, match=message):
         Estimator(**params).fit(*toy)
+
+
+@pytest.mark.filterwarnings("ignore::svmlab.ConvergenceWarning")
+@pytest.mark.parametrize("Estimator, params", [(svmlab.LinearSVM, {"solver": name}) for name in svmlab.solvers.LINEAR]
+                         + [(svmlab.KernelSVM, {"solver": name, "fit_intercept": name != "dcd"})
+                            for name in svmlab.solvers.KERNEL])
+def test_same_random_state_gives_the_same_bits(Estimator, params, toy):
+    X, y = toy
+    first = Estimator(random_state=3, max_iter=50, **params).fit(X, y)
+    second = Estimator(random_state=3, max_iter=50, **params).fit(X, y)
+    np.testing.assert_array_equal(first.alpha_, second.alpha_)
+    np.testing.assert_array_equal(first.decision_function(X), second.decision_function(X))
+

@@ -1,0 +1,30 @@
+"""Timing helpers shared by the benchmark scripts (run them as ``python -m benchmarks.<name>``)."""
+
+import statistics
+import time
+import warnings
+
+
+def median_time(fn, repeat, warm_up=True):
+    """Median wall time of ``repeat`` calls of ``fn`` (after one untimed call that absorbs
+    numba's compilation), and the last call's result."""
+    if warm_up:
+        fn()
+    times, result = [], None
+    for _ in range(repeat):
+        start = time.perf_counter()
+        result = fn()
+        times.append(time.perf_counter() - start)
+    return statistics.median(times), result
+
+
+def per_epoch(fit_for, repeat, base=1, extra=10):
+    """Steady-state seconds an epoch: (time of base + extra epochs - time of base) / extra.
+
+    ``fit_for(epochs)`` returns a function that runs a fit of exactly that many epochs; the
+    difference removes what a fit pays once (validation, setup, a final check)."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # a fixed number of epochs stops short of tol on purpose
+        short, _ = median_time(fit_for(base), repeat)
+        long, _ = median_time(fit_for(base + extra), repeat)
+    return max(long - short, 0.0) / extra
