@@ -135,7 +135,7 @@ def _row_sqnorm(X, i, B):
 
 
 @intrinsic
-def _prefetch(typingctx, arr, k):
+def prefetch(typingctx, arr, k):
     """Ask the CPU to start loading the cache line of arr[k] (a 1-D array); changes no value."""
     if not (isinstance(arr, types.Array) and arr.ndim == 1):
         return None
@@ -165,13 +165,13 @@ def _prefetch_row(X, i):
         def dense(X, i):
             row = X[i]
             for j in range(0, row.shape[0], 8):
-                _prefetch(row, j)
+                prefetch(row, j)
         return dense
 
     def sparse(X, i):
         for k in range(X.indptr[i], X.indptr[i + 1], 8):
-            _prefetch(X.data, k)
-            _prefetch(X.indices, k)
+            prefetch(X.data, k)
+            prefetch(X.indices, k)
     return sparse
 
 

@@ -28,6 +28,13 @@ than average collects more), so D(alpha) is no bound on P* and the trace records
 not used:
 the solver runs ``max_iter`` epochs, as asked, and reports ``converged=True`` (no warning for
 doing what it was told; measure suboptimality against a reference optimum instead).
+
+The draws of an epoch are made before it starts, so the kernel starts loading the row
+LOOKAHEAD draws ahead (and that sample's y_i, C_i, u_i, |x_i|^2) while it works on the current
+one (rows.prefetch_row). With the projection, |v|^2 is updated from x_i . v, which is the
+product the margin was computed from as long as no earlier step of the batch has moved v
+(always so with batch_size 1): it is reused then, and recomputed otherwise. Neither changes a
+value; the iterates are bit for bit those of computing everything afresh.
 """
 
 import math
@@ -37,9 +44,12 @@ from numba import njit
 
 from .. import objective as obj
 from .. import trace
-from ..rows import assign, axpy, dot, matvec, multiply, n_cols, n_rows, row_axpy, row_dot, row_sqnorm
+from ..rows import prefetch
+from ..rows import (assign, axpy, dot, matvec, multiply, n_cols, n_rows, prefetch_row, row_axpy, row_dot,
+                    row_sqnorm)
 from ..validation import check_bool, one_of, positive_int
 from . import SolverResult
+from .dcd import LOOKAHEAD
 from .sdca import _AVERAGE, _LAST, _RANDOM, _RANDOM_ITERATE, OUTPUTS, epoch_order
 
 _RESCALE = 1e-9  # fold the scale a into v when it falls below this
@@ -80,6 +90,7 @@ def _pegasos(X, y, Ci, B, max_iter, seed, buf, k, output, radius, T0, pick):
         sq[i] = row_sqnorm(X, i, B)
     index = np.arange(n)
     margin = np.empty(k)
+    vx = np.empty(k)
     out = np.zeros(v.shape[0])
     out_alpha = np.zeros(n)
     w_prev = np.zeros(v.shape[0] if buf.every > 0 else 0)
@@ -95,7 +106,7 @@ def _pegasos(X, y, Ci, B, max_iter, seed, buf, k, output, radius, T0, pick):
         epoch += 1
         epoch_order(_RANDOM, index)
         s[1] = dot(v, v)  # |v|^2 afresh each epoch, against drift
-        t = _epoch(X, y, Ci, B, v, u, U, Ua, s, sq, radius, index, k, margin, out, out_alpha, t, T0, pick)
+        t = _epoch(X, y, Ci, B, v, u, U, Ua, s, sq, radius, index, k, margin, vx, out, out_alpha, t, T0, pick)
     if output == _LAST:
         _scaled(out, s[0], v)
         _scaled(out_alpha, s[0], u)
@@ -113,9 +124,10 @@ def _average(out, A, v, U, count):
 
 
 @njit(cache=True)
-def _epoch(X, y, Ci, B, v, u, U, Ua, s, sq, radius, index, k, margin, out, out_alpha, t, T0, pick):
+def _epoch(X, y, Ci, B, v, u, U, Ua, s, sq, radius, index, k, margin, vx, out, out_alpha, t, T0, pick):
     """Steps t + 1, ... of eq. 7.2 (and the projection 7.3) over one epoch's batches; returns
-    the last t. One call an epoch: a numba call with many arrays costs as much as a short row."""
+    the last t. One call an epoch: a numba call with many arrays costs as much as a short row.
+    The row LOOKAHEAD draws ahead starts loading early; see the module docstring."""
     n = index.shape[0]
     for start in range(0, n, k):
         if t == pick:  # output="random": keep state t
@@ -126,17 +138,31 @@ def _epoch(X, y, Ci, B, v, u, U, Ua, s, sq, radius, index, k, margin, out, out_a
         t += 1
         b = min(start + k, n) - start
         for j in range(b):  # margins at w_t, before the step
+            if start + j + LOOKAHEAD < n:
+                r = index[start + j + LOOKAHEAD]
+                prefetch_row(X, r)
+                prefetch(y, r)
+                prefetch(Ci, r)
+                prefetch(u, r)
+                if sq.shape[0] > 0:
+                    prefetch(sq, r)
             i = index[start + j]
-            margin[j] = y[i] * s[0] * row_dot(X, i, v, B)
+            vx[j] = row_dot(X, i, v, B)  # x_i . v
+            margin[j] = y[i] * s[0] * vx[j]
         if t > 1:
             s[0] *= 1.0 - 1.0 / t  # at t = 1 the factor is 0, and w_1 = 0 already
+        moved = False  # whether v has changed in this batch
         for j in range(b):
             if margin[j] < 1.0:
                 i = index[start + j]
                 c = n * Ci[i] * y[i] / (t * b * s[0])  # in units of v
                 if radius < np.inf:  # |v + c x_i|^2 from the current v
-                    s[1] += 2.0 * c * row_dot(X, i, v, B) + c * c * sq[i]
+                    # x_i . v: the product of the margin while v is as it was then (always with
+                    # batch_size 1), recomputed once an earlier step of the batch has moved v
+                    xv = row_dot(X, i, v, B) if moved else vx[j]
+                    s[1] += 2.0 * c * xv + c * c * sq[i]
                 row_axpy(X, i, c, v, B)
+                moved = True
                 u[i] += c * y[i]  # c carries the sign y_i; alpha does not
                 if U.shape[0] > 0:
                     row_axpy(X, i, s[2] * c, U, B)
