@@ -6,7 +6,6 @@ data, with the same C, gamma, tol, cache_size and shrinking. Prints Markdown tab
 """
 
 import argparse
-import time
 
 import numpy as np
 from sklearn.datasets import make_classification

@@ -176,6 +176,14 @@ def _prefetch_row(X, i):
 
 
 @njit(cache=True)
+def margins(X, y, w, B, out):
+    """out_i = y_i [x_i, B] . w, the margins of every sample."""
+    matvec(X, w, B, out)
+    multiply(out, out, y)
+    return out
+
+
+@njit(cache=True)
 def matvec(X, w, B, out):
     """out_i = [x_i, B] . w for every row."""
     for i in range(n_rows(X)):

@@ -26,7 +26,7 @@ from numba import njit
 
 from .. import objective as obj
 from .. import trace
-from ..rows import assign, dot, matvec, multiply, n_cols, n_rows, prefetch_row, row_axpy, row_dot, row_sqnorm
+from ..rows import assign, dot, margins, n_cols, n_rows, prefetch_row, row_axpy, row_dot, row_sqnorm
 from ..validation import check_bool, one_of
 from . import SolverResult
 
@@ -185,9 +185,7 @@ def _distance(a, b):
 def _record(X, y, Ci, code, B, buf, epoch, n_active, dw_norm, alpha, w, last):
     """P, D and the KKT violation max |PG_i| over all variables (one extra pass over X)."""
     t = trace.pause(buf)
-    m = np.empty(alpha.shape[0])
-    matvec(X, w, B, m)
-    multiply(m, m, y)
+    m = margins(X, y, w, B, np.empty(alpha.shape[0]))
     wnorm2 = dot(w, w)  # w = w(alpha) exactly, bias weight included
     p = obj.primal_value(wnorm2, m, Ci, code)
     d = obj.dual_value(alpha, wnorm2, Ci, code)

@@ -45,7 +45,7 @@ from numba import njit
 from .. import objective as obj
 from .. import trace
 from ..rows import prefetch
-from ..rows import (assign, axpy, dot, matvec, multiply, n_cols, n_rows, prefetch_row, row_axpy, row_dot,
+from ..rows import (assign, axpy, dot, margins, n_cols, n_rows, prefetch_row, row_axpy, row_dot,
                     row_sqnorm)
 from ..validation import check_bool, one_of, positive_int
 from . import SolverResult
@@ -201,9 +201,7 @@ def _record(X, y, Ci, B, buf, epoch, v, u, a, w_prev, last):
     t = trace.pause(buf)
     w = np.empty(v.shape[0])
     _scaled(w, a, v)
-    m = np.empty(y.shape[0])
-    matvec(X, w, B, m)
-    multiply(m, m, y)
+    m = margins(X, y, w, B, np.empty(y.shape[0]))
     p = obj.primal_value(dot(w, w), m, Ci, obj.HINGE)
     axpy(-1.0, w, w_prev)
     dw_norm = np.sqrt(dot(w_prev, w_prev))

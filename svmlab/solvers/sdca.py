@@ -54,7 +54,7 @@ from numba import njit
 from .. import objective as obj
 from .. import trace
 from ..rows import prefetch
-from ..rows import (assign, axpy, dot, matvec, multiply, n_cols, n_rows, prefetch_row, rmatvec, row_axpy,
+from ..rows import (assign, axpy, dot, margins, multiply, n_cols, n_rows, prefetch_row, rmatvec, row_axpy,
                     row_dot)
 from ..validation import check_bool, one_of, positive_int, positive_number
 from . import SolverResult
@@ -246,8 +246,7 @@ def _values(X, y, Ci, code, B, alpha, w, v, m, epoch):
     """P at the primal point w and D at alpha (|w(alpha)|^2 from v, or from w when v is unused);
     leaves the margins y_i w.x_i in m (no pass at epoch 0, where w = 0)."""
     if epoch > 0:
-        matvec(X, w, B, m)
-        multiply(m, m, y)
+        margins(X, y, w, B, m)
     wa = v if v.shape[0] > 0 else w
     return obj.primal_value(dot(w, w), m, Ci, code), obj.dual_value(alpha, dot(wa, wa), Ci, code)
 
@@ -259,8 +258,7 @@ def _record(X, y, Ci, code, B, buf, epoch, alpha, w, v, m, w_prev, last):
     p, d = _values(X, y, Ci, code, B, alpha, w, v, m, epoch)
     G = np.empty(alpha.shape[0])
     if v.shape[0] > 0:
-        matvec(X, v, B, G)
-        multiply(G, G, y)
+        margins(X, y, v, B, G)
     else:
         assign(G, m)
     obj.gradient(alpha, G, Ci, code, G)

@@ -20,7 +20,7 @@ from numba import njit
 
 from .. import objective as obj
 from .. import trace
-from ..rows import assign, axpy, dot, matvec, multiply, n_cols, n_rows, rmatvec, spectral_norm_sq
+from ..rows import assign, axpy, dot, margins, multiply, n_cols, n_rows, rmatvec, spectral_norm_sq
 from . import SolverResult
 
 
@@ -45,7 +45,7 @@ def _subgradient_descent(X, y, Ci, code, B, tol, max_iter, L, buf):
     epoch = 0
     dw_norm = 0.0
     while True:
-        _margins(X, y, w, B, m)
+        margins(X, y, w, B, m)
         p = obj.primal_value(dot(w, w), m, Ci, code)
         for i in range(n):
             r = 1.0 - m[i]
@@ -65,7 +65,7 @@ def _subgradient_descent(X, y, Ci, code, B, tol, max_iter, L, buf):
         if trace.due(buf, epoch, done):
             t = trace.pause(buf)
             if code == obj.SQUARED_HINGE:  # gradient at alpha needs the margins of w(alpha) = v
-                _margins(X, y, v, B, G)
+                margins(X, y, v, B, G)
                 obj.gradient(alpha, G, Ci, code, G)
             else:
                 obj.gradient(alpha, m, Ci, code, G)
@@ -85,10 +85,3 @@ def _subgradient_descent(X, y, Ci, code, B, tol, max_iter, L, buf):
     if p - d <= tol * abs(p):  # the certified iterate
         return alpha, w, epoch, True
     return best_alpha, best_w, epoch, False
-
-
-@njit(cache=True)
-def _margins(X, y, w, B, out):
-    """m_i = y_i [x_i, B] . w"""
-    matvec(X, w, B, out)
-    multiply(out, out, y)
