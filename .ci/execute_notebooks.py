@@ -1,4 +1,4 @@
-"""Re-execute chapters in place, the way their saved outputs are made, and strip widget state.
+"""Re-execute chapters in place, the way their saved outputs are made; strip widget state and timestamps.
 
     .venv/bin/python .ci/execute_notebooks.py notebooks/03_dcd.ipynb [more.ipynb ...]
 
@@ -17,6 +17,8 @@ def execute(path, timeout=300):
     NotebookClient(notebook, timeout=timeout, kernel_name="python3", resources={"metadata": {"path": "notebooks"}}
                    ).execute()
     notebook.metadata.pop("widgets", None)
+    for cell in notebook.cells:  # run timestamps: noise in every diff
+        cell.metadata.pop("execution", None)
     nbformat.write(notebook, path)
 
 

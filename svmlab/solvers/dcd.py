@@ -26,14 +26,14 @@ from numba import njit
 
 from .. import objective as obj
 from .. import trace
-from ..rows import assign, dot, margins, n_cols, n_rows, prefetch_row, row_axpy, row_dot, row_sqnorm
+from ..rows import assign, dot, margins, n_cols, n_rows, prefetch, prefetch_row, row_axpy, row_dot, row_sqnorm
 from ..validation import check_bool, one_of
 from . import SolverResult
 
 ORDERS = ("permutation", "cyclic", "random")
 STOPPING = ("pg", "dw")
 _CYCLIC, _RANDOM = 1, 2
-LOOKAHEAD = 4  # rows ahead whose loading starts early (rows.prefetch_row)
+LOOKAHEAD = 4  # steps ahead whose row and per-sample values start loading early (rows.prefetch)
 
 
 def solve(X, y, Ci, code, B, tol, max_iter, rng, buf, shrinking, order, stopping):
@@ -114,7 +114,13 @@ def _pass(X, y, B, alpha, w, QD, U, Dg, index, active, M_old, m_old, shrinking, 
     M_new, m_new = -np.inf, np.inf
     for t in range(active):
         if not draw and t + LOOKAHEAD < active:
-            prefetch_row(X, index[t + LOOKAHEAD])
+            r = index[t + LOOKAHEAD]
+            prefetch_row(X, r)
+            prefetch(alpha, r)
+            prefetch(y, r)
+            prefetch(QD, r)
+            prefetch(U, r)
+            prefetch(Dg, r)
         i = index[_below(active) if draw else t]
         if shrunk[i]:  # drawn again after it was shrunk in this pass
             continue
