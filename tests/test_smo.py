@@ -11,7 +11,7 @@ import svmlab
 from svmlab import datasets
 from svmlab.kernel_rows import column, prepare
 from svmlab.kernels import kernel_matrix, make_kernel
-from svmlab.solvers import smo
+from svmlab.solvers import kernel_cache, smo
 from svmlab.trace import Recorder
 
 from tests import reference_smo as ref
@@ -127,6 +127,37 @@ def test_cache_size_changes_the_work_not_the_result():
     assert problem.dual(tiny.alpha) == pytest.approx(problem.dual(full.alpha), rel=1e-6)
     assert tiny.b == pytest.approx(full.b, abs=1e-5)
     assert np.array_equal(tiny.alpha > 0, full.alpha > 0)
+
+
+def test_shortened_cache_slots_keep_every_entry():
+    """After fit_to_active, cached columns read through pos, and full columns, hold the values
+    of Q (rounded to the pool's float32) for the samples they cover."""
+    X, y = _random()
+    n = len(y)
+    kr = prepare(X, make_kernel("rbf", X))
+    Q = np.empty((n, n), dtype=np.float32)
+    for j in range(n):  # the kernel's own columns (see test_numba_kernel_columns_equal_the_kernel_matrix)
+        out = np.empty(n)
+        column(kr, j, np.arange(n), 0, n, np.zeros(X.shape[1]), out)
+        Q[:, j] = out * y * y[j]
+    cache = kernel_cache.new_cache(n, 4 * n * 10 / kernel_cache.MB)  # ten float32 columns
+    order, work = np.random.default_rng(0).permutation(n), np.zeros(X.shape[1])
+    for j in order[:6]:
+        kernel_cache.get_column(cache, kr, y, j, order, n, work)
+    active = 60
+    assert kernel_cache.should_fit(cache, active)
+    kernel_cache.fit_to_active(cache, order, active)
+    assert cache.state[kernel_cache.LENGTH] == active and cache.state[kernel_cache.SLOTS] == 10 * n // active
+    assert sorted(cache.pos[order[:active]]) == list(range(active)) and np.all(cache.pos[order[active:]] == -1)
+    hits = cache.state[kernel_cache.HITS]
+    for j in order[:6]:  # still cached: no kernel evaluation
+        col = kernel_cache.get_column(cache, kr, y, j, order, active, work)
+        np.testing.assert_array_equal(col[cache.pos[order[:active]]], Q[order[:active], j])
+    assert cache.state[kernel_cache.HITS] == hits + 6
+    for j in order[:30]:  # more columns than the old slots held, each full one exact
+        np.testing.assert_array_equal(kernel_cache.get_full_column(cache, kr, y, j, order, work), Q[:, j])
+    kernel_cache.new_generation(cache)  # every sample gets its place back
+    assert cache.state[kernel_cache.LENGTH] == n and np.array_equal(cache.pos, np.arange(n))
 
 
 @pytest.mark.parametrize("case", ["opposite_duplicates", "zero_column", "all_identical"])

@@ -13,6 +13,15 @@ the active prefix, and the active set only shrinks until the gradient is rebuilt
 it is everything again; so coverages stay valid until the next shrinking that starts from the
 whole set, which calls :func:`new_generation` and marks the partial columns stale.
 
+Columns hold only the samples that can still be asked for. Entry k of a column is at
+``pos[k]`` in its slot; at first every sample has a place (pos[k] = k, slots of length n).
+When shrinking has cut the active set to 3/4 of the slot length, :func:`fit_to_active` lays
+the pool out again with slots of the active set's length, keeping the cached entries, so the
+same megabytes hold more columns (as LIBSVM's columns of the active length do). A full column
+(the gradient rebuilds ask for every sample) is then assembled in a separate vector, its
+entries outside the active set computed afresh; the next generation gives every sample its
+place back.
+
 All state is in plain arrays (a :data:`Cache` named tuple), so the numba solvers carry it.
 """
 
@@ -24,22 +33,26 @@ from numba import njit
 from ..kernel_rows import column
 
 MB = 2 ** 20
-HITS, MISSES, USED, GENERATION, EVALUATIONS = range(5)
+HITS, MISSES, USED, GENERATION, EVALUATIONS, LENGTH, SLOTS = range(7)
+SHRUNK_ENOUGH = 0.75  # fit_to_active lays the pool out again below this fraction of the slot length
 
-Cache = namedtuple("Cache", "data slot_of col_of cover gen prev next state scratch")
+Cache = namedtuple("Cache", "pool pos slot_of col_of cover gen prev next state scratch full cast")
 Cache.__doc__ = """The column pool and its bookkeeping.
 
-data: (slots, n) columns, float64 or float32 (see :func:`layout`); slot_of[j]: slot of column j or -1; col_of[s]: column in
-slot s; cover[s]: its coverage; gen[s]: the generation it was computed in; prev/next: the
-LRU list over slots, a ring through the sentinel ``slots`` (next[sentinel] is the most
-recently used); state: int64 [hits, misses, slots in use, generation, kernel evaluations];
-scratch: a float64 column, where kernel values are computed before they are stored."""
+pool: the columns, slot s at pool[s L : (s + 1) L] with L = state[LENGTH], float64 or float32
+(see :func:`layout`); pos[k]: the place of sample k in every column, or -1; slot_of[j]: slot
+of column j or -1; col_of[s]: column in slot s; cover[s]: its coverage; gen[s]: the
+generation it was computed in; prev/next: the LRU list over slots, a ring through the
+sentinel n (next[n] is the most recently used); state: int64 [hits, misses, slots in use,
+generation, kernel evaluations, slot length L, slots the pool holds]; scratch: a float64
+column, where kernel values are computed before they are stored; full: a float64 column
+indexed by sample, for full columns; cast: one entry of the pool's type, for rounding."""
 
 
 def layout(cache_size, n):
-    """(columns, dtype) for ``cache_size`` MB: all n columns in float64 when they fit (exact
-    arithmetic), else as many float32 columns as fit, at least 2 (LIBSVM stores Q in single
-    precision, which doubles the columns a megabyte holds)."""
+    """(columns, dtype) for ``cache_size`` MB at full length n: all n columns in float64 when
+    they fit (exact arithmetic), else as many float32 columns as fit, at least 2 (LIBSVM
+    stores Q in single precision, which doubles the columns a megabyte holds)."""
     if cache_size * MB >= 8 * n * n:
         return n, np.float64
     return int(max(2, min(n, cache_size * MB // (4 * n)))), np.float32
@@ -48,10 +61,14 @@ def layout(cache_size, n):
 def new_cache(n, cache_size):
     """An empty cache of ``cache_size`` MB for columns of length ``n``."""
     slots, dtype = layout(cache_size, n)
-    ring = np.full(slots + 1, slots, dtype=np.int64)
-    return Cache(np.empty((slots, n), dtype=dtype), np.full(n, -1, dtype=np.int64), np.full(slots, -1, dtype=np.int64),
-                 np.zeros(slots, dtype=np.int64), np.zeros(slots, dtype=np.int64), ring, ring.copy(),
-                 np.zeros(5, dtype=np.int64), np.empty(n))
+    entries = min(n * n, max(slots * n, int(cache_size * MB) // np.dtype(dtype).itemsize))
+    c = Cache(np.empty(entries, dtype=dtype), np.arange(n), np.full(n, -1, dtype=np.int64),
+              np.full(n, -1, dtype=np.int64), np.zeros(n, dtype=np.int64), np.zeros(n, dtype=np.int64),
+              np.full(n + 1, n, dtype=np.int64), np.full(n + 1, n, dtype=np.int64), np.zeros(7, dtype=np.int64),
+              np.empty(n), np.empty(n), np.empty(1, dtype=dtype))
+    c.state[LENGTH] = n
+    c.state[SLOTS] = slots
+    return c
 
 
 @njit(cache=True, inline="always")
@@ -73,7 +90,7 @@ def _push_front(c, s):
 def _slot_for(c, j):
     """A slot for column j: a fresh one while the pool has room, else the LRU one."""
     used = c.state[USED]
-    if used < c.data.shape[0]:
+    if used < c.state[SLOTS]:
         s = used
         c.state[USED] = used + 1
     else:
@@ -86,40 +103,128 @@ def _slot_for(c, j):
     return s
 
 
+@njit(cache=True, inline="always")
+def _slot(c, s):
+    L = c.state[LENGTH]
+    return c.pool[s * L:(s + 1) * L]
+
+
 @njit(cache=True)
-def _fill(c, s, kr, y, j, order, start, stop, work):
+def _fill(c, col, kr, y, j, order, start, stop, work):
     column(kr, j, order, start, stop, work, c.scratch)  # in float64 whatever the pool's dtype
-    col = c.data[s]
     for t in range(start, stop):
         k = order[t]
-        col[k] = c.scratch[k] * y[k] * y[j]
+        col[c.pos[k]] = c.scratch[k] * y[k] * y[j]
     c.state[EVALUATIONS] += stop - start
 
 
 @njit(cache=True)
-def get_column(c, kr, y, j, order, active_size, full, work):
-    """Column j of Q, valid on ``order[:active_size]`` (on all entries if ``full``)."""
-    n = order.shape[0]
-    need = n if full else active_size
+def _get(c, kr, y, j, order, need, work):
+    """The slot of column j, valid on order[:need] (need <= the slot length)."""
     s = c.slot_of[j]
+    n = order.shape[0]
     if s >= 0:
         _unlink(c, s)
         _push_front(c, s)
         if c.cover[s] == n or (c.gen[s] == c.state[GENERATION] and c.cover[s] >= need):
             c.state[HITS] += 1
-            return c.data[s]
+            return _slot(c, s)
         start = c.cover[s] if c.gen[s] == c.state[GENERATION] else 0
     else:
         s = _slot_for(c, j)
         start = 0
     c.state[MISSES] += 1
-    _fill(c, s, kr, y, j, order, start, need, work)
+    col = _slot(c, s)
+    _fill(c, col, kr, y, j, order, start, need, work)
     c.cover[s] = need
     c.gen[s] = c.state[GENERATION]
-    return c.data[s]
+    return col
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
+def get_column(c, kr, y, j, order, active_size, work):
+    """Column j of Q, valid on ``order[:active_size]``; entry k is at ``c.pos[k]``."""
+    if active_size > c.state[LENGTH]:  # every sample is back (the final check): full-length slots
+        _full_length(c)
+    return _get(c, kr, y, j, order, active_size, work)
+
+
+@njit(cache=True)
+def get_full_column(c, kr, y, j, order, work):
+    """All of column j of Q, indexed by sample (``c.full``, overwritten by the next call)."""
+    L = c.state[LENGTH]
+    col = _get(c, kr, y, j, order, L, work)
+    for t in range(L):
+        k = order[t]
+        c.full[k] = col[c.pos[k]]
+    n = order.shape[0]
+    if L == n:
+        return c.full
+    column(kr, j, order, L, n, work, c.scratch)  # the samples outside the slots, rounded as the pool rounds
+    for t in range(L, n):
+        k = order[t]
+        c.cast[0] = c.scratch[k] * y[k] * y[j]
+        c.full[k] = c.cast[0]
+    c.state[EVALUATIONS] += n - L
+    return c.full
+
+
+@njit(cache=True)
+def should_fit(c, active_size):
+    """Whether :func:`fit_to_active` would shorten the slots: the active set has fallen below
+    SHRUNK_ENOUGH of their length, and the pool holds fewer columns than half of it (when it
+    holds more, shorter slots would cost the full columns more than they save)."""
+    return SHRUNK_ENOUGH * c.state[LENGTH] > active_size > 2 * c.state[SLOTS]
+
+
+@njit(cache=True)
+def fit_to_active(c, order, active_size):
+    """Shorten the slots to the active set ``order[:active_size]`` (when :func:`should_fit`).
+
+    The active samples keep the relative order of their places, so each entry moves to the
+    same or an earlier place of the pool and one forward sweep copies the pool in place.
+    Columns keep their coverage (cut to the new length): order[:active_size] is unchanged."""
+    n, L, used = order.shape[0], c.state[LENGTH], c.state[USED]
+    old = np.empty(active_size, dtype=np.int64)
+    for t in range(active_size):
+        old[t] = c.pos[order[t]]
+    old.sort()
+    sample_at = np.empty(L, dtype=np.int64)
+    for t in range(L):
+        sample_at[c.pos[order[t]]] = order[t]
+    for s in range(used):
+        for r in range(active_size):
+            c.pool[s * active_size + r] = c.pool[s * L + old[r]]
+        if c.cover[s] != n and c.gen[s] != c.state[GENERATION]:
+            c.cover[s] = 0  # stale: recomputed from scratch when asked for
+        c.cover[s] = min(c.cover[s], active_size)
+        c.gen[s] = c.state[GENERATION]
+    for t in range(L):
+        c.pos[order[t]] = -1
+    for r in range(active_size):
+        c.pos[sample_at[old[r]]] = r
+    c.state[LENGTH] = active_size
+    c.state[SLOTS] = min(n, c.pool.shape[0] // active_size)
+
+
+@njit(cache=True)
+def _full_length(c):
+    """Give every sample its place again (slots of length n), emptying the pool."""
+    n = c.pos.shape[0]
+    for k in range(n):
+        c.pos[k] = k
+        c.slot_of[k] = -1
+    c.prev[:] = n
+    c.next[:] = n
+    c.state[USED] = 0
+    c.state[LENGTH] = n
+    c.state[SLOTS] = min(n, c.pool.shape[0] // n)
+
+
+@njit(cache=True)
 def new_generation(c):
-    """``order`` is about to be permuted over all entries: partial columns become stale."""
+    """``order`` is about to be permuted over all entries: partial columns become stale, and
+    shortened slots get their full length back."""
     c.state[GENERATION] += 1
+    if c.state[LENGTH] < c.pos.shape[0]:
+        _full_length(c)

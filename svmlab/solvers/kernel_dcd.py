@@ -28,7 +28,7 @@ from .. import trace
 from ..kernel_rows import prepare
 from ..validation import check_bool, positive_number
 from . import SolverResult
-from .kernel_cache import get_column, new_cache, new_generation
+from .kernel_cache import fit_to_active, get_column, new_cache, new_generation, should_fit
 from .smo import due, new_scratch, new_state, reconstruct_gradient, record, update_gradient_bar
 
 
@@ -62,13 +62,14 @@ def _step(st, cache, kr, y, i, active_size, work):
         new = u if g < 0.0 else 0.0
     d = new - a
     st.alpha[i] = new
-    Qi = get_column(cache, kr, y, i, st.order, active_size, False, work)
+    Qi = get_column(cache, kr, y, i, st.order, active_size, work)
+    pos = cache.pos
     for t in range(active_size):
         k = st.order[t]
-        st.G[k] += d * Qi[k]
+        st.G[k] += d * Qi[pos[k]]
     st.G[i] += st.D[i] * d
     if (new >= u) != (a >= u):
-        update_gradient_bar(st, cache, kr, y, i, active_size, work)
+        update_gradient_bar(st, cache, kr, y, i, work)
 
 
 @njit(cache=True)
@@ -104,6 +105,8 @@ def _kernel_dcd(kr, y, Ci, code, tol, max_iter, shrinking, cache, seed, buf, sc)
             if abs(pg) > 1e-12:
                 _step(st, cache, kr, y, i, active_size, sc.work)
             s += 1
+        if should_fit(cache, active_size):
+            fit_to_active(cache, order, active_size)
         if pg_max - pg_min <= tol:
             if active_size == n:
                 converged = True

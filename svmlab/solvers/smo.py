@@ -55,7 +55,8 @@ from ..kernel_rows import column, prepare, value
 from ..rows import dot
 from ..validation import check_bool, one_of, positive_number
 from . import SolverResult
-from .kernel_cache import EVALUATIONS, HITS, MISSES, get_column, new_cache, new_generation
+from .kernel_cache import (EVALUATIONS, HITS, MISSES, fit_to_active, get_column, get_full_column, new_cache,
+                           new_generation, should_fit)
 
 TAU = 1e-12
 SELECTIONS = ("second_order", "max_violating", "random")
@@ -144,7 +145,7 @@ def reconstruct_gradient(st, cache, kr, y, active_size, work):
     for t in range(active_size):
         j = order[t]
         if 0.0 < alpha[j] < st.U[j]:
-            Qj = get_column(cache, kr, y, j, order, active_size, True, work)
+            Qj = get_full_column(cache, kr, y, j, order, work)
             for s in range(active_size, n):
                 k = order[s]
                 G[k] += alpha[j] * Qj[k]
@@ -242,7 +243,8 @@ def _select(rule, st, y, active_size, tol, cache, kr, work):
             i = k
     if i < 0:
         return -1, -1
-    Qi = get_column(cache, kr, y, i, order, active_size, False, work) if rule == SECOND_ORDER else cache.data[0]
+    Qi = get_column(cache, kr, y, i, order, active_size, work) if rule == SECOND_ORDER else cache.pool[:0]
+    pos = cache.pos
     j = -1
     m_low = -np.inf  # -M(alpha) = max -s over I_low
     best = np.inf
@@ -260,7 +262,7 @@ def _select(rule, st, y, active_size, tol, cache, kr, work):
         if diff <= 0.0 or rule == MAX_VIOLATING:
             continue
         if rule == SECOND_ORDER:
-            eta = st.QD[i] + st.QD[k] - 2.0 * y[i] * y[k] * Qi[k]
+            eta = st.QD[i] + st.QD[k] - 2.0 * y[i] * y[k] * Qi[pos[k]]
             gain = -diff * diff / (eta if eta > 0.0 else TAU)
             if gain <= best:
                 best = gain
@@ -304,9 +306,10 @@ def pair_step(ai, aj, yi, yj, ui, uj, gi, gj, eta):
 
 @njit(cache=True)
 def _update(st, cache, kr, y, i, j, active_size, work):
-    Qi = get_column(cache, kr, y, i, st.order, active_size, False, work)
-    Qj = get_column(cache, kr, y, j, st.order, active_size, False, work)
-    eta = st.QD[i] + st.QD[j] - 2.0 * y[i] * y[j] * Qi[j]
+    Qi = get_column(cache, kr, y, i, st.order, active_size, work)
+    Qj = get_column(cache, kr, y, j, st.order, active_size, work)
+    pos = cache.pos
+    eta = st.QD[i] + st.QD[j] - 2.0 * y[i] * y[j] * Qi[pos[j]]
     ai, aj = st.alpha[i], st.alpha[j]
     new_i, new_j = pair_step(ai, aj, y[i], y[j], st.U[i], st.U[j], st.G[i], st.G[j], eta)
     st.alpha[i] = new_i
@@ -315,22 +318,22 @@ def _update(st, cache, kr, y, i, j, active_size, work):
     di, dj = new_i - ai, new_j - aj
     for t in range(active_size):
         k = st.order[t]
-        st.G[k] += Qi[k] * di + Qj[k] * dj
+        st.G[k] += Qi[pos[k]] * di + Qj[pos[k]] * dj
     st.G[i] += st.D[i] * di
     st.G[j] += st.D[j] * dj
     if (new_i >= st.U[i]) != (ai >= st.U[i]):
-        update_gradient_bar(st, cache, kr, y, i, active_size, work)
+        update_gradient_bar(st, cache, kr, y, i, work)
     if (new_j >= st.U[j]) != (aj >= st.U[j]):
-        update_gradient_bar(st, cache, kr, y, j, active_size, work)
+        update_gradient_bar(st, cache, kr, y, j, work)
 
 
 @njit(cache=True)
-def update_gradient_bar(st, cache, kr, y, i, active_size, work):
+def update_gradient_bar(st, cache, kr, y, i, work):
     """G_bar += U_i Q_:i when alpha_i reached its upper bound, -= when it left it."""
-    Qfull = get_column(cache, kr, y, i, st.order, active_size, True, work)
-    sign = 1.0 if st.alpha[i] >= st.U[i] else -1.0
+    Qfull = get_full_column(cache, kr, y, i, st.order, work)
+    change = (1.0 if st.alpha[i] >= st.U[i] else -1.0) * st.U[i]
     for k in range(st.G_bar.shape[0]):
-        st.G_bar[k] += sign * st.U[i] * Qfull[k]
+        st.G_bar[k] += change * Qfull[k]
 
 
 @njit(cache=True)
@@ -351,15 +354,25 @@ def _shrink(st, y, active_size, unshrunk, tol, cache, kr, work):
         active_size = n
     if active_size == n:
         new_generation(cache)
+        for k in range(n):  # ascending: the loops over the active set then read memory in order
+            order[k] = k
     kept = 0
-    for t in range(active_size):
+    dropped = np.empty(active_size, dtype=np.int64)
+    n_dropped = 0
+    for t in range(active_size):  # a stable partition: the active set stays ascending
         k = order[t]
         s = -y[k] * G[k]
         free = 0.0 < alpha[k] < U[k]
         # a bounded variable in I_up only (I_low only) cannot pair with anyone if s < M (s > m)
         if free or (s >= -m_low if _in_up(alpha[k], y[k], U[k]) else s <= m_up):
-            order[t], order[kept] = order[kept], order[t]
+            order[kept] = k
             kept += 1
+        else:
+            dropped[n_dropped] = k
+            n_dropped += 1
+    order[kept:active_size] = dropped[:n_dropped]
+    if should_fit(cache, kept):
+        fit_to_active(cache, order, kept)
     return kept, unshrunk
 
 
