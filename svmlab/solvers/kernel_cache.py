@@ -36,7 +36,7 @@ MB = 2 ** 20
 HITS, MISSES, USED, GENERATION, EVALUATIONS, LENGTH, SLOTS = range(7)
 SHRUNK_ENOUGH = 0.75  # fit_to_active lays the pool out again below this fraction of the slot length
 
-Cache = namedtuple("Cache", "pool pos slot_of col_of cover gen prev next state scratch full cast")
+Cache = namedtuple("Cache", "pool pos slot_of col_of cover gen prev next state scratch full")
 Cache.__doc__ = """The column pool and its bookkeeping.
 
 pool: the columns, slot s at pool[s L : (s + 1) L] with L = state[LENGTH], float64 or float32
@@ -45,8 +45,8 @@ of column j or -1; col_of[s]: column in slot s; cover[s]: its coverage; gen[s]: 
 generation it was computed in; prev/next: the LRU list over slots, a ring through the
 sentinel n (next[n] is the most recently used); state: int64 [hits, misses, slots in use,
 generation, kernel evaluations, slot length L, slots the pool holds]; scratch: a float64
-column, where kernel values are computed before they are stored; full: a float64 column
-indexed by sample, for full columns; cast: one entry of the pool's type, for rounding."""
+column, where kernel values are computed before they are stored; full: a column of the
+pool's type indexed by sample, where full columns are assembled from shortened slots."""
 
 
 def layout(cache_size, n):
@@ -65,7 +65,7 @@ def new_cache(n, cache_size):
     c = Cache(np.empty(entries, dtype=dtype), np.arange(n), np.full(n, -1, dtype=np.int64),
               np.full(n, -1, dtype=np.int64), np.zeros(n, dtype=np.int64), np.zeros(n, dtype=np.int64),
               np.full(n + 1, n, dtype=np.int64), np.full(n + 1, n, dtype=np.int64), np.zeros(7, dtype=np.int64),
-              np.empty(n), np.empty(n), np.empty(1, dtype=dtype))
+              np.empty(n), np.empty(n, dtype=dtype))
     c.state[LENGTH] = n
     c.state[SLOTS] = slots
     return c
@@ -151,20 +151,19 @@ def get_column(c, kr, y, j, order, active_size, work):
 
 @njit(cache=True)
 def get_full_column(c, kr, y, j, order, work):
-    """All of column j of Q, indexed by sample (``c.full``, overwritten by the next call)."""
-    L = c.state[LENGTH]
+    """All of column j of Q, indexed by sample: the slot itself at full length, else ``c.full``
+    (overwritten by the next call) from the slot and the samples outside it."""
+    L, n = c.state[LENGTH], order.shape[0]
     col = _get(c, kr, y, j, order, L, work)
+    if L == n:  # pos[k] = k
+        return col
     for t in range(L):
         k = order[t]
         c.full[k] = col[c.pos[k]]
-    n = order.shape[0]
-    if L == n:
-        return c.full
-    column(kr, j, order, L, n, work, c.scratch)  # the samples outside the slots, rounded as the pool rounds
+    column(kr, j, order, L, n, work, c.scratch)  # stored in the pool's type: rounded as the pool rounds
     for t in range(L, n):
         k = order[t]
-        c.cast[0] = c.scratch[k] * y[k] * y[j]
-        c.full[k] = c.cast[0]
+        c.full[k] = c.scratch[k] * y[k] * y[j]
     c.state[EVALUATIONS] += n - L
     return c.full
 
@@ -179,11 +178,13 @@ def should_fit(c, active_size):
 
 @njit(cache=True)
 def fit_to_active(c, order, active_size):
-    """Shorten the slots to the active set ``order[:active_size]`` (when :func:`should_fit`).
+    """Shorten the slots to the active set ``order[:active_size]`` if :func:`should_fit`.
 
     The active samples keep the relative order of their places, so each entry moves to the
     same or an earlier place of the pool and one forward sweep copies the pool in place.
     Columns keep their coverage (cut to the new length): order[:active_size] is unchanged."""
+    if not should_fit(c, active_size):
+        return
     n, L, used = order.shape[0], c.state[LENGTH], c.state[USED]
     old = np.empty(active_size, dtype=np.int64)
     for t in range(active_size):

@@ -28,7 +28,7 @@ from .. import trace
 from ..kernel_rows import prepare
 from ..validation import check_bool, positive_number
 from . import SolverResult
-from .kernel_cache import fit_to_active, get_column, new_cache, new_generation, should_fit
+from .kernel_cache import fit_to_active, get_column, new_cache, new_generation
 from .smo import due, new_scratch, new_state, reconstruct_gradient, record, update_gradient_bar
 
 
@@ -105,8 +105,7 @@ def _kernel_dcd(kr, y, Ci, code, tol, max_iter, shrinking, cache, seed, buf, sc)
             if abs(pg) > 1e-12:
                 _step(st, cache, kr, y, i, active_size, sc.work)
             s += 1
-        if should_fit(cache, active_size):
-            fit_to_active(cache, order, active_size)
+        fit_to_active(cache, order, active_size)
         if pg_max - pg_min <= tol:
             if active_size == n:
                 converged = True

@@ -56,7 +56,7 @@ from ..rows import dot
 from ..validation import check_bool, one_of, positive_number
 from . import SolverResult
 from .kernel_cache import (EVALUATIONS, HITS, MISSES, fit_to_active, get_column, get_full_column, new_cache,
-                           new_generation, should_fit)
+                           new_generation)
 
 TAU = 1e-12
 SELECTIONS = ("second_order", "max_violating", "random")
@@ -371,8 +371,7 @@ def _shrink(st, y, active_size, unshrunk, tol, cache, kr, work):
             dropped[n_dropped] = k
             n_dropped += 1
     order[kept:active_size] = dropped[:n_dropped]
-    if should_fit(cache, kept):
-        fit_to_active(cache, order, kept)
+    fit_to_active(cache, order, kept)
     return kept, unshrunk
 
 
