@@ -1,6 +1,10 @@
 """Chapters 3-4: dual coordinate descent with shrinking, against LIBLINEAR and the reference."""
 
 import functools
+import os
+import pathlib
+import subprocess
+import sys
 import warnings
 
 import numpy as np
@@ -138,6 +142,24 @@ def test_kernel_takes_the_steps_of_the_reference(loss, B, stopping):
     assert converged and model.n_iter_ == epochs
     np.testing.assert_array_equal(model.alpha_, alpha)  # the same additions in the same order
     np.testing.assert_array_equal(model.coef_[0], w[:2])
+
+
+def test_kernel_columns_compiled_first_leave_dcd_bit_for_bit(tmp_path):
+    """numba compiles an overload such as rows.row_dot once, with the flags of its first caller.
+    So, with an empty numba cache, a kernel column computed before any DCD fit must leave DCD
+    adding in the reference's order (a fastmath caller would not)."""
+    code = ("import numpy as np\n"
+            "from svmlab import datasets\n"
+            "from svmlab.kernel_rows import column, prepare\n"
+            "from svmlab.kernels import make_kernel\n"
+            "X, y = datasets.make_toy(20, random_state=0)\n"
+            "column(prepare(X, make_kernel('rbf', X)), 0, np.arange(20), 0, 20, np.zeros(2), np.empty(20))\n"
+            "from tests.test_dcd import test_kernel_takes_the_steps_of_the_reference as check\n"
+            "check('hinge', 0.0, 'pg')\n")
+    env = dict(os.environ, NUMBA_CACHE_DIR=str(tmp_path))
+    root = pathlib.Path(__file__).resolve().parents[1]
+    result = subprocess.run([sys.executable, "-c", code], env=env, cwd=root, capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr[-2000:]
 
 
 def test_dw_rule_stops_when_w_stops_moving():

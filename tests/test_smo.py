@@ -129,6 +129,27 @@ def test_cache_size_changes_the_work_not_the_result():
     assert np.array_equal(tiny.alpha > 0, full.alpha > 0)
 
 
+def test_a_run_on_the_pool_of_an_earlier_run_gives_the_same_result():
+    """The pool a run leaves (kernel_cache.opened) holds the earlier data's columns; the next
+    run reuses the memory but never reads them."""
+    (X1, y1), (X2, y2) = _random(), _toy()
+
+    def run(X, y):
+        buf = Recorder(0, 1000, len(y), 1).buffers
+        return smo.run(X, make_kernel("rbf", X), y, np.full(len(y), 1.0), 0, True, 1e-6, 1000,
+                       np.random.default_rng(0), buf, cache_size=0.05)[0]
+
+    kernel_cache._SPARE.clear()
+    alone = run(X2, y2)
+    run(X1, y1)
+    spare = kernel_cache._SPARE[0]
+    with kernel_cache.opened(len(y2), 0.05) as cache:
+        assert np.shares_memory(cache.pool, spare) and not kernel_cache._SPARE  # taken, not shared
+    after = run(X2, y2)
+    np.testing.assert_array_equal(after.alpha, alone.alpha)
+    assert after.b == alone.b
+
+
 def test_shortened_cache_slots_keep_every_entry():
     """After fit_to_active, cached columns read through pos, and full columns, hold the values
     of Q (rounded to the pool's float32) for the samples they cover."""
@@ -136,7 +157,7 @@ def test_shortened_cache_slots_keep_every_entry():
     n = len(y)
     kr = prepare(X, make_kernel("rbf", X))
     Q = np.empty((n, n), dtype=np.float32)
-    for j in range(n):  # the kernel's own columns (see test_numba_kernel_columns_equal_the_kernel_matrix)
+    for j in range(n):  # the kernel's own columns (see tests/test_kernel_rows.py)
         out = np.empty(n)
         column(kr, j, np.arange(n), 0, n, np.zeros(X.shape[1]), out)
         Q[:, j] = out * y * y[j]
@@ -201,18 +222,17 @@ def test_pair_step_is_the_exact_clipped_minimiser():
         assert (yi * gi - yj * gj) * t_new + 0.5 * eta * t_new ** 2 <= f.min() + 1e-12
 
 
-@pytest.mark.parametrize("kernel", ["linear", "poly", "rbf"])
-def test_numba_kernel_columns_equal_the_kernel_matrix(kernel):
-    X, _ = datasets.make_random(30, 6, random_state=7)
-    X[3, :3] = 0.0
-    k = make_kernel(kernel, X, gamma=0.3, degree=3, coef0=0.5)
-    K = kernel_matrix(k, X, X)
-    for data in (X, sp.csr_matrix(X)):
-        kr = prepare(svmlab.validation.check_array(data), k)
-        out = np.empty(30)
-        for j in (0, 3, 29):
-            column(kr, j, np.arange(30), 0, 30, np.zeros(6), out)
-            np.testing.assert_allclose(out, K[:, j], rtol=1e-12, atol=1e-12)
+def test_status_marks_the_index_sets_of_the_selection():
+    """State.status has UP set exactly for I_up and LOW exactly for I_low (eq. 5.9)."""
+    X, y = _random()
+    Ci = np.full(len(y), 2.0)
+    for code, U in ((0, 2.0), (1, np.inf)):  # hinge: U = C; squared hinge: no upper bound
+        st = smo.new_state(prepare(X, make_kernel("rbf", X)), y, Ci, code)
+        for k, a in enumerate(np.resize([0.0, 1.0, U if U < np.inf else 5.0], len(y))):
+            smo.set_alpha(st, y, k, a)
+        in_up = ((y > 0) & (st.alpha < U)) | ((y < 0) & (st.alpha > 0))
+        in_low = ((y > 0) & (st.alpha > 0)) | ((y < 0) & (st.alpha < U))
+        assert np.array_equal(st.status & smo.UP > 0, in_up) and np.array_equal(st.status & smo.LOW > 0, in_low)
 
 
 def test_sparse_input_gives_the_dense_solution():

@@ -28,8 +28,8 @@ from .. import trace
 from ..kernel_rows import prepare
 from ..validation import check_bool, positive_number
 from . import SolverResult
-from .kernel_cache import fit_to_active, get_column, new_cache, new_generation
-from .smo import due, new_scratch, new_state, reconstruct_gradient, record, update_gradient_bar
+from .kernel_cache import fit_to_active, get_column, new_generation, opened
+from .smo import due, new_scratch, new_state, reconstruct_gradient, record, set_alpha, update_gradient_bar
 
 
 def solve(X, kernel, y, Ci, code, free, tol, max_iter, rng, buf, shrinking, cache_size):
@@ -39,9 +39,10 @@ def solve(X, kernel, y, Ci, code, free, tol, max_iter, rng, buf, shrinking, cach
                          "equality constraint of a free bias. Use fit_intercept=False, or solver='smo'.")
     n = y.shape[0]
     kr = prepare(X, kernel)
-    alpha, epochs, converged = _kernel_dcd(kr, y, Ci, code, tol, max_iter, check_bool(shrinking, "shrinking"),
-                                           new_cache(n, positive_number(cache_size, "cache_size")), int(rng.integers(2 ** 31)), buf,
-                                           new_scratch(kr, n, buf.rows.shape[0]))
+    shrinking, seed = check_bool(shrinking, "shrinking"), int(rng.integers(2 ** 31))
+    sc = new_scratch(kr, n, buf.rows.shape[0])
+    with opened(n, positive_number(cache_size, "cache_size")) as cache:
+        alpha, epochs, converged = _kernel_dcd(kr, y, Ci, code, tol, max_iter, shrinking, cache, seed, buf, sc)
     return SolverResult(alpha, None, 0.0, epochs, converged)
 
 
@@ -61,7 +62,7 @@ def _step(st, cache, kr, y, i, active_size, work):
     else:
         new = u if g < 0.0 else 0.0
     d = new - a
-    st.alpha[i] = new
+    set_alpha(st, y, i, new)
     Qi = get_column(cache, kr, y, i, st.order, active_size, work)
     pos = cache.pos
     for t in range(active_size):

@@ -55,8 +55,8 @@ from ..kernel_rows import column, prepare, value
 from ..rows import dot
 from ..validation import check_bool, one_of, positive_number
 from . import SolverResult
-from .kernel_cache import (EVALUATIONS, HITS, MISSES, fit_to_active, get_column, get_full_column, new_cache,
-                           new_generation)
+from .kernel_cache import (EVALUATIONS, HITS, LENGTH, MISSES, entry, fit_to_active, get_column, get_full_column,
+                           new_generation, opened)
 
 TAU = 1e-12
 SELECTIONS = ("second_order", "max_violating", "random")
@@ -73,7 +73,7 @@ support vectors with 0 < alpha < U and alpha = U; pairs: (n_pairs, 2) the first 
 working sets (i, j); record_stats: one row per trace record, columns n_free, n_bounded,
 cache_hits, cache_misses."""
 
-State = namedtuple("State", "alpha G G_bar U D QD order")
+State = namedtuple("State", "alpha status G G_bar U D QD order")
 Scratch = namedtuple("Scratch", "work col grad margins prev_margins prev_alpha everyone stride stats")
 
 
@@ -95,13 +95,13 @@ def run(X, kernel, y, Ci, code, free, tol, max_iter, rng, buf, shrinking=True, s
                          "equality constraint to keep, so use solver='dcd' for fit_intercept=False.")
     rule = SELECTIONS.index(one_of(selection, "selection", SELECTIONS))
     shrinking = check_bool(shrinking, "shrinking")
-    cache = new_cache(y.shape[0], positive_number(cache_size, "cache_size"))
     kr = prepare(X, kernel)
     n = y.shape[0]
     pairs = np.full((int(n_pairs), 2), -1, dtype=np.int64)
     seed = int(rng.integers(2 ** 31))
     sc = new_scratch(kr, n, buf.rows.shape[0])
-    alpha, b, updates = _smo(kr, y, Ci, code, tol, max_iter * n, shrinking, rule, cache, seed, buf, pairs, sc)
+    with opened(n, positive_number(cache_size, "cache_size")) as cache:
+        alpha, b, updates = _smo(kr, y, Ci, code, tol, max_iter * n, shrinking, rule, cache, seed, buf, pairs, sc)
     U = np.where(code == obj.HINGE, Ci, np.inf)
     free_sv = (alpha > 0) & (alpha < U)
     info = SMOInfo(updates, int(cache.state[HITS]), int(cache.state[MISSES]), int(cache.state[EVALUATIONS]),
@@ -111,6 +111,20 @@ def run(X, kernel, y, Ci, code, free, tol, max_iter, rng, buf, shrinking=True, s
 
 
 # -- state shared with kernel DCD ---------------------------------------------------------
+UP, LOW = 1, 2  # the bits of State.status: i in I_up, i in I_low (eq. 5.9)
+
+
+@njit(cache=True, inline="always")
+def set_alpha(st, y, i, a):
+    """alpha_i = a, and its status: in I_up = {y = +1, alpha < U or y = -1, alpha > 0}, in
+    I_low = {y = +1, alpha > 0 or y = -1, alpha < U}. The selection loops then read one
+    byte per sample instead of alpha, y and U (LIBSVM keeps an alpha_status likewise)."""
+    st.alpha[i] = a
+    below, above = a < st.U[i], a > 0.0
+    up, low = (below, above) if y[i] > 0.0 else (above, below)
+    st.status[i] = (UP if up else 0) | (LOW if low else 0)
+
+
 @njit(cache=True)
 def new_state(kr, y, Ci, code):
     """alpha = 0, G = -e, G_bar = 0, the box U, the diagonal D and Q-bar_ii, all active."""
@@ -123,7 +137,11 @@ def new_state(kr, y, Ci, code):
     QD = np.empty(n)
     for i in range(n):
         QD[i] = value(kr, kr.sqnorm[i], i, i) + D[i]
-    return State(np.zeros(n), np.full(n, -1.0), np.zeros(n), U, D, QD, np.arange(n))
+    st = State(np.zeros(n), np.empty(n, dtype=np.int8), np.full(n, -1.0), np.zeros(n), U, D, QD, np.arange(n))
+    for i in range(n):
+        set_alpha(st, y, i, 0.0)
+    return st
+
 
 
 def new_scratch(kr, n, n_records):
@@ -220,38 +238,41 @@ def n_support(alpha):
 
 
 # -- SMO ----------------------------------------------------------------------------------
-@njit(cache=True, inline="always")
-def _in_up(a, y, u):
-    return (y > 0.0 and a < u) or (y < 0.0 and a > 0.0)
-
-
-@njit(cache=True, inline="always")
-def _in_low(a, y, u):
-    return (y > 0.0 and a > 0.0) or (y < 0.0 and a < u)
-
-
 @njit(cache=True)
 def _select(rule, st, y, active_size, tol, cache, kr, work):
     """The working set (i, j) of eq. 5.9, or (-1, -1) when the violation is below tol."""
-    alpha, G, U, order = st.alpha, st.G, st.U, st.order
+    status, G, order = st.status, st.G, st.order
     i = -1
     m_up = -np.inf  # m(alpha) = max s over I_up
     for t in range(active_size):
         k = order[t]
-        if _in_up(alpha[k], y[k], U[k]) and -y[k] * G[k] >= m_up:
+        if status[k] & UP and -y[k] * G[k] >= m_up:
             m_up = -y[k] * G[k]
             i = k
     if i < 0:
         return -1, -1
     Qi = get_column(cache, kr, y, i, order, active_size, work) if rule == SECOND_ORDER else cache.pool[:0]
-    pos = cache.pos
+    if cache.state[LENGTH] == y.shape[0]:  # full-length slots: compiled without the pos lookups
+        j, m_low = _second(rule, st, y, active_size, i, m_up, Qi, None)
+    else:
+        j, m_low = _second(rule, st, y, active_size, i, m_up, Qi, cache.pos)
+    if m_up + m_low < tol or j < 0:
+        return -1, -1
+    return i, j
+
+
+@njit(cache=True)
+def _second(rule, st, y, active_size, i, m_up, Qi, pos):
+    """The second index j of eq. 5.9 by ``rule`` given (i, m_up), and -M(alpha) = max -s
+    over I_low; Qi is column i (entry k at pos[k], or at k when pos is None)."""
+    status, G, order = st.status, st.G, st.order
     j = -1
-    m_low = -np.inf  # -M(alpha) = max -s over I_low
+    m_low = -np.inf
     best = np.inf
     seen = 0
     for t in range(active_size):
         k = order[t]
-        if not _in_low(alpha[k], y[k], U[k]):
+        if not status[k] & LOW:
             continue
         yg = y[k] * G[k]
         if yg >= m_low:
@@ -262,7 +283,7 @@ def _select(rule, st, y, active_size, tol, cache, kr, work):
         if diff <= 0.0 or rule == MAX_VIOLATING:
             continue
         if rule == SECOND_ORDER:
-            eta = st.QD[i] + st.QD[k] - 2.0 * y[i] * y[k] * Qi[pos[k]]
+            eta = st.QD[i] + st.QD[k] - 2.0 * y[i] * y[k] * entry(Qi, pos, k)
             gain = -diff * diff / (eta if eta > 0.0 else TAU)
             if gain <= best:
                 best = gain
@@ -271,9 +292,7 @@ def _select(rule, st, y, active_size, tol, cache, kr, work):
             seen += 1
             if np.random.random() * seen < 1.0:
                 j = k
-    if m_up + m_low < tol or j < 0:
-        return -1, -1
-    return i, j
+    return j, m_low
 
 
 @njit(cache=True)
@@ -312,19 +331,27 @@ def _update(st, cache, kr, y, i, j, active_size, work):
     eta = st.QD[i] + st.QD[j] - 2.0 * y[i] * y[j] * Qi[pos[j]]
     ai, aj = st.alpha[i], st.alpha[j]
     new_i, new_j = pair_step(ai, aj, y[i], y[j], st.U[i], st.U[j], st.G[i], st.G[j], eta)
-    st.alpha[i] = new_i
-    st.alpha[j] = new_j
-    # G += Q-bar_:i d_i + Q-bar_:j d_j on the active set
+    set_alpha(st, y, i, new_i)
+    set_alpha(st, y, j, new_j)
     di, dj = new_i - ai, new_j - aj
-    for t in range(active_size):
-        k = st.order[t]
-        st.G[k] += Qi[pos[k]] * di + Qj[pos[k]] * dj
+    if cache.state[LENGTH] == y.shape[0]:  # full-length slots: compiled without the pos lookups
+        _add_columns(st.G, st.order, active_size, Qi, Qj, di, dj, None)
+    else:
+        _add_columns(st.G, st.order, active_size, Qi, Qj, di, dj, pos)
     st.G[i] += st.D[i] * di
     st.G[j] += st.D[j] * dj
     if (new_i >= st.U[i]) != (ai >= st.U[i]):
         update_gradient_bar(st, cache, kr, y, i, work)
     if (new_j >= st.U[j]) != (aj >= st.U[j]):
         update_gradient_bar(st, cache, kr, y, j, work)
+
+
+@njit(cache=True)
+def _add_columns(G, order, active_size, Qi, Qj, di, dj, pos):
+    """G += Q-bar_:i d_i + Q-bar_:j d_j on the active set (entry k at pos[k], or k if pos is None)."""
+    for t in range(active_size):
+        k = order[t]
+        G[k] += entry(Qi, pos, k) * di + entry(Qj, pos, k) * dj
 
 
 @njit(cache=True)
@@ -339,13 +366,13 @@ def update_gradient_bar(st, cache, kr, y, i, work):
 @njit(cache=True)
 def _shrink(st, y, active_size, unshrunk, tol, cache, kr, work):
     """LIBSVM's shrinking; returns the new active size and whether the gradient was rebuilt."""
-    alpha, G, U, order = st.alpha, st.G, st.U, st.order
+    alpha, status, G, U, order = st.alpha, st.status, st.G, st.U, st.order
     m_up, m_low = -np.inf, -np.inf
     for t in range(active_size):
         k = order[t]
-        if _in_up(alpha[k], y[k], U[k]):
+        if status[k] & UP:
             m_up = max(m_up, -y[k] * G[k])
-        if _in_low(alpha[k], y[k], U[k]):
+        if status[k] & LOW:
             m_low = max(m_low, y[k] * G[k])
     n = y.shape[0]
     if not unshrunk and m_up + m_low <= 10.0 * tol:
@@ -364,7 +391,7 @@ def _shrink(st, y, active_size, unshrunk, tol, cache, kr, work):
         s = -y[k] * G[k]
         free = 0.0 < alpha[k] < U[k]
         # a bounded variable in I_up only (I_low only) cannot pair with anyone if s < M (s > m)
-        if free or (s >= -m_low if _in_up(alpha[k], y[k], U[k]) else s <= m_up):
+        if free or (s >= -m_low if status[k] & UP else s <= m_up):
             order[kept] = k
             kept += 1
         else:

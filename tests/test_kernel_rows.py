@@ -1,0 +1,54 @@
+"""Kernel columns inside numba (chapter 5, eq. 5.1) and the exponential they use."""
+
+import math
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from numba import njit
+
+import svmlab
+from svmlab import datasets
+from svmlab.kernel_rows import column, exp, prepare
+from svmlab.kernels import kernel_matrix, make_kernel
+
+
+@njit
+def _exp_all(x):
+    out = np.empty_like(x)
+    for t in range(x.shape[0]):
+        out[t] = exp(x[t])
+    return out
+
+
+def test_exp_is_within_one_unit_in_the_last_place_of_libm():
+    rng = np.random.default_rng(0)
+    x = np.concatenate([rng.uniform(-745.0, 709.0, 200_000), rng.uniform(-1.0, 1.0, 100_000),
+                        rng.uniform(-745.2, -708.0, 20_000), -np.logspace(-300, 2, 1000)])
+    libm = np.array([math.exp(v) for v in x])
+    ulps = np.abs(_exp_all(x).view(np.int64) - libm.view(np.int64))
+    assert ulps.max() <= 1 and (ulps == 0).mean() > 0.8
+
+
+def test_exp_at_its_edges():
+    x = np.array([0.0, -0.0, -np.inf, np.inf, np.nan, -746.0, -1e300, 710.0, 1e300, 709.78])
+    out = _exp_all(x)
+    assert out[0] == out[1] == 1.0 and out[2] == 0.0 and out[3] == np.inf and np.isnan(out[4])
+    assert out[5] == out[6] == 0.0 and out[7] == out[8] == np.inf
+    assert out[9] == pytest.approx(math.exp(709.78), rel=1e-15)
+
+
+@pytest.mark.parametrize("kernel", ["linear", "poly", "rbf"])
+def test_numba_kernel_columns_equal_the_kernel_matrix(kernel):
+    X, _ = datasets.make_random(30, 6, random_state=7)
+    X[3, :3] = 0.0
+    k = make_kernel(kernel, X, gamma=0.3, degree=3, coef0=0.5)
+    K = kernel_matrix(k, X, X)
+    index = np.random.default_rng(1).permutation(30)
+    for data in (X, sp.csr_matrix(X)):
+        kr = prepare(svmlab.validation.check_array(data), k)
+        for j in (0, 3, 29):
+            out = np.full(30, -7.0)
+            column(kr, j, index, 5, 25, np.zeros(6), out)  # out[t] = K(x_index[t], x_j) for 5 <= t < 25
+            np.testing.assert_allclose(out[5:25], K[index[5:25], j], rtol=1e-12, atol=1e-12)
+            assert np.all(out[:5] == -7.0) and np.all(out[25:] == -7.0)
