@@ -268,7 +268,8 @@ class KernelSVM(_SVMBase):
     fit_intercept : a free, unregularized bias b, as LIBSVM: the dual gains the constraint
         sum_i y_i alpha_i = 0 and b comes from the KKT conditions. False: no bias.
     shrinking, selection ("second_order", "max_violating", "random"), cache_size (MB):
-        options of the SMO solver (chapter 5).
+        options of the SMO solver (chapter 5). The process keeps the last fit's cache memory
+        (at most cache_size MB) for the next fit, as the C allocator does for LIBSVM.
 
     Attributes
     ----------
