@@ -135,7 +135,7 @@ def fit_explorer(estimator, X, y, C_range=(-3, 3), tol_range=None, figsize=(5.5,
         print(describe_fit(model, X, y))
         if any(issubclass(w.category, ConvergenceWarning) for w in caught):
             print(f"note: stopped at max_iter={model.max_iter} before reaching tol={model.tol:.3g}; "
-                  "the figure shows the best iterate.")
+                  "the figure shows the iterate the solver returned.")
         for w in caught:
             if not issubclass(w.category, ConvergenceWarning):
                 warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
