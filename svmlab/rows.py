@@ -249,6 +249,15 @@ def axpy(a, x, y):
 
 
 @njit(cache=True)
+def distance(a, b):
+    """|a - b|"""
+    s = 0.0
+    for i in range(a.shape[0]):
+        s += (a[i] - b[i]) ** 2
+    return np.sqrt(s)
+
+
+@njit(cache=True)
 def assign(dst, src):
     """dst[:] = src"""
     for i in range(dst.shape[0]):

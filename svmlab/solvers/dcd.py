@@ -26,7 +26,8 @@ from numba import njit
 
 from .. import objective as obj
 from .. import trace
-from ..rows import assign, dot, margins, n_cols, n_rows, prefetch, prefetch_row, row_axpy, row_dot, row_sqnorm
+from ..rows import (assign, distance, dot, margins, n_cols, n_rows, prefetch, prefetch_row, row_axpy, row_dot,
+                    row_sqnorm)
 from ..validation import check_bool, one_of
 from . import SolverResult
 
@@ -65,14 +66,14 @@ def _dcd(X, y, Ci, code, B, tol, max_iter, seed, buf, shrinking, order, dw_rule)
         _record(X, y, Ci, code, B, buf, 0, active, 0.0, alpha, w, False)
     while True:
         if order != _CYCLIC and order != _RANDOM:
-            _shuffle(index, active)
+            shuffle(index, active)
         if w_old.shape[0] > 0:
             assign(w_old, w)
         M_new, m_new, new_active = _pass(X, y, B, alpha, w, QD, U, Dg, index, active, M_old, m_old,
                                          shrinking, order == _RANDOM, shrunk)
         epoch += 1
         if w_old.shape[0] > 0:
-            dw_norm = _distance(w, w_old)
+            dw_norm = distance(w, w_old)
         met = dw_norm < tol if dw_rule else M_new - m_new <= tol
         converged = met and new_active == n
         n_active = new_active
@@ -157,7 +158,7 @@ def _compact(index, active, shrunk):
 
 
 @njit(cache=True)
-def _shuffle(index, active):
+def shuffle(index, active):
     """A uniform random permutation of index[:active] (Fisher-Yates)."""
     for s in range(active - 1):
         j = s + _below(active - s)
@@ -176,15 +177,6 @@ def _below(k):
 def _reset(index):
     for i in range(index.shape[0]):
         index[i] = i
-
-
-@njit(cache=True)
-def _distance(a, b):
-    """|a - b|"""
-    s = 0.0
-    for j in range(a.shape[0]):
-        s += (a[j] - b[j]) ** 2
-    return np.sqrt(s)
 
 
 @njit(cache=True)

@@ -28,6 +28,7 @@ from .. import trace
 from ..kernel_rows import prepare
 from ..validation import check_bool, positive_number
 from . import SolverResult
+from .dcd import shuffle
 from .kernel_cache import fit_to_active, get_column, new_generation, opened
 from .smo import due, new_scratch, new_state, reconstruct_gradient, record, set_alpha, update_gradient_bar
 
@@ -44,13 +45,6 @@ def solve(X, kernel, y, Ci, code, free, tol, max_iter, rng, buf, shrinking, cach
     with opened(n, positive_number(cache_size, "cache_size")) as cache:
         alpha, epochs, converged = _kernel_dcd(kr, y, Ci, code, tol, max_iter, shrinking, cache, seed, buf, sc)
     return SolverResult(alpha, None, 0.0, epochs, converged)
-
-
-@njit(cache=True)
-def _shuffle(order, m):
-    for t in range(m - 1, 0, -1):
-        s = np.random.randint(0, t + 1)
-        order[t], order[s] = order[s], order[t]
 
 
 @njit(cache=True)
@@ -90,7 +84,7 @@ def _kernel_dcd(kr, y, Ci, code, tol, max_iter, shrinking, cache, seed, buf, sc)
         epoch += 1
         if active_size == n:
             new_generation(cache)
-        _shuffle(order, active_size)
+        shuffle(order, active_size)
         pg_max, pg_min = -np.inf, np.inf
         s = 0
         while s < active_size:

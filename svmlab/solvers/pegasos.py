@@ -44,8 +44,7 @@ from numba import njit
 
 from .. import objective as obj
 from .. import trace
-from ..rows import prefetch
-from ..rows import (assign, axpy, dot, margins, n_cols, n_rows, prefetch_row, row_axpy, row_dot,
+from ..rows import (assign, distance, dot, margins, n_cols, n_rows, prefetch, prefetch_row, row_axpy, row_dot,
                     row_sqnorm)
 from ..validation import check_bool, one_of, positive_int
 from . import SolverResult
@@ -203,8 +202,7 @@ def _record(X, y, Ci, B, buf, epoch, v, u, a, w_prev, last):
     _scaled(w, a, v)
     m = margins(X, y, w, B, np.empty(y.shape[0]))
     p = obj.primal_value(dot(w, w), m, Ci, obj.HINGE)
-    axpy(-1.0, w, w_prev)
-    dw_norm = np.sqrt(dot(w_prev, w_prev))
+    dw_norm = distance(w, w_prev)
     assign(w_prev, w)
     alpha = np.empty(y.shape[0])
     _scaled(alpha, a, u)

@@ -53,9 +53,8 @@ from numba import njit
 
 from .. import objective as obj
 from .. import trace
-from ..rows import prefetch
-from ..rows import (assign, axpy, dot, margins, multiply, n_cols, n_rows, prefetch_row, rmatvec, row_axpy,
-                    row_dot)
+from ..rows import (assign, axpy, distance, dot, margins, multiply, n_cols, n_rows, prefetch, prefetch_row,
+                    rmatvec, row_axpy, row_dot)
 from ..validation import check_bool, one_of, positive_int, positive_number
 from . import SolverResult
 from .dcd import LOOKAHEAD, diagonals
@@ -263,8 +262,7 @@ def _record(X, y, Ci, code, B, buf, epoch, alpha, w, v, m, w_prev, last):
         assign(G, m)
     obj.gradient(alpha, G, Ci, code, G)
     kkt = obj.kkt_violation(alpha, G, Ci, code, y, False)
-    axpy(-1.0, w, w_prev)
-    dw_norm = np.sqrt(dot(w_prev, w_prev))
+    dw_norm = distance(w, w_prev)
     assign(w_prev, w)
     trace.record(buf, epoch, p, d, kkt, np.sum(alpha > 0.0), dw_norm, t, alpha, w, last)
 
