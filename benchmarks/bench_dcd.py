@@ -10,7 +10,7 @@ a warm-up fit (numba compilation is excluded). The four targets of issue 3:
 2. sparse text-like CSR, 100,000 x 50,000, about 50 non-zeros a row: at most 1.0 x;
 3. one outer pass over the full set (no shrinking; the solver's own clock from its trace)
    within 2 x the time of one read of X (numpy's X.sum(), a memory-bound pass);
-4. at least 300 x faster per pass than the plain-Python Algorithm 3.1 (tests/reference_dcd.py),
+4. at least 300 x faster per pass than the plain-Python Algorithm 3.1 (svmlab/reference/dcd.py),
    on the chapters' data sets and on generated data of the shape of seed 000's Table 2 (MNIST
    1-vs-7, 10,853 x 784, where plain Python took 45.9 s and scikit-learn 0.14 s). Two costs
    bound the speed-up: a coordinate step's fixed work (about 0.6 us in Python, 15 ns in numba)
@@ -27,7 +27,7 @@ from sklearn.svm import LinearSVC
 import svmlab
 from svmlab import datasets
 from benchmarks.timing import median_time, per_epoch
-from tests import reference_dcd  # run with -m from the repository root: tests/ is not installed
+from svmlab.reference import dcd as reference_dcd
 
 
 def against_liblinear(name, X, y, loss, repeat):

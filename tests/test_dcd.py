@@ -15,7 +15,7 @@ from sklearn.svm import LinearSVC
 import svmlab
 from svmlab import datasets
 from svmlab.validation import sample_C
-from tests import reference_dcd as ref
+from svmlab.reference import dcd as ref
 
 TIGHT = dict(tol=1e-9, max_iter=200_000)
 LOSSES = ("hinge", "squared_hinge")

@@ -9,7 +9,7 @@ from sklearn.svm import SVC, LinearSVC
 
 import svmlab
 from svmlab import datasets
-from tests import reference as ref
+from svmlab.reference import core as ref
 
 
 def fit(**params):

@@ -6,7 +6,7 @@ import scipy.sparse as sp
 
 import svmlab
 from svmlab import objective as obj
-from tests import reference as ref
+from svmlab.reference import core as ref
 
 
 @pytest.fixture(scope="module")

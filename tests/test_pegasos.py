@@ -8,7 +8,7 @@ import scipy.sparse as sp
 
 from svmlab import LinearSVM, SVMProblem, datasets
 from svmlab.solvers import sdca
-from tests.reference_stochastic import pegasos
+from svmlab.reference.stochastic import pegasos
 
 C = 0.5
 # Epochs Pegasos (output="average") needs for a relative suboptimality of 1e-2 on the shipped

@@ -10,7 +10,7 @@ from sklearn.svm import LinearSVC
 from svmlab import ConvergenceWarning, LinearSVM, SVMProblem, datasets
 from svmlab.solvers import LINEAR, sdca
 from svmlab.trace import Recorder
-from tests.reference_stochastic import sdca_hinge
+from svmlab.reference.stochastic import sdca_hinge
 
 C = 0.5
 DUAL_SOLVER = "dcd" if "dcd" in LINEAR else "dual_gradient"

@@ -14,7 +14,7 @@ from svmlab.kernels import kernel_matrix, make_kernel
 from svmlab.solvers import kernel_cache, smo
 from svmlab.trace import Recorder
 
-from tests import reference_smo as ref
+from svmlab.reference import smo as ref
 
 SELECTIONS = ("second_order", "max_violating", "random")
 KERNELS = {"linear": {}, "poly": {"degree": 3, "coef0": 1.0}, "rbf": {}}

@@ -1,0 +1,105 @@
+"""Checks for the chapters' exercises: one line, right or wrong with a hint, never the answer.
+
+An exercise cell in a chapter ends with ``check("3.2", answer)``, where ``answer`` starts as
+``None``. Each chapter registers its checks in its own module of this package (``ch01.py``
+... for chapters, ``appendix_a.py`` for Appendix A) with :func:`exercise`::
+
+    @exercise("3.2", wrong=[0.0, 1.0])
+    def _(answer):
+        expected = ...                    # computed from the book's data, never a literal
+        if not close(answer, expected):
+            return "compare with the step of eq. 3.5 at alpha_i = 0"   # a hint, not the value
+        return None                       # None: right
+
+A check returns ``None`` when the answer is right and a hint otherwise; it may raise, and
+:func:`check` reports that in one line too. ``wrong`` lists answers that must be refused
+(each one an answer as a reader would give it: a number, an array, a function for a coding
+exercise): ``tests/test_exercises.py`` runs every check on them and on the worked answer, so
+no check can pass on anything.
+
+Worked answers live in ``notebooks/solutions/``, one notebook per chapter, each cell ending
+in ``assert check("3.2", answer)``; Run All of a chapter never executes them.
+"""
+
+import numbers
+from importlib import import_module
+
+import numpy as np
+
+__all__ = ["check", "exercise", "close"]
+
+_CHECKS = {}  # id -> (check function, wrong answers)
+
+
+def exercise(exercise_id, wrong):
+    """Register the decorated function as the check of ``exercise_id`` (e.g. "3.2")."""
+    if not wrong:
+        raise ValueError(f"exercise {exercise_id}: give at least one wrong answer to test the check with.")
+
+    def register(function):
+        _CHECKS[exercise_id] = (function, list(wrong))
+        return function
+    return register
+
+
+def _module_name(exercise_id):
+    chapter = exercise_id.split(".")[0]
+    return f"ch{int(chapter):02d}" if chapter.isdigit() else f"appendix_{chapter.lower()}"
+
+
+def registered(exercise_id):
+    """(check, wrong answers) of an exercise, importing its chapter's module on first use."""
+    if exercise_id not in _CHECKS:
+        try:
+            import_module(f"{__name__}.{_module_name(exercise_id)}")
+        except ModuleNotFoundError:
+            pass
+    if exercise_id not in _CHECKS:
+        raise ValueError(f"There is no exercise {exercise_id!r}; check the number in the cell.")
+    return _CHECKS[exercise_id]
+
+
+def all_ids():
+    """Every registered exercise id (imports every chapter module of this package)."""
+    from pkgutil import iter_modules
+
+    for info in iter_modules(__path__):
+        import_module(f"{__name__}.{info.name}")
+    return sorted(_CHECKS)
+
+
+def check(exercise_id, answer):
+    """Print one line on ``answer`` to exercise ``exercise_id``; return whether it is right."""
+    function, _ = registered(exercise_id)
+    if answer is None or answer is Ellipsis:
+        print(f"Exercise {exercise_id}: not answered yet (replace None with your answer).")
+        return False
+    try:
+        hint = function(answer)
+    except Exception as error:  # the reader's code, or an answer of the wrong kind
+        hint = f"checking your answer raised {type(error).__name__}: {error}"
+    if hint is None:
+        print(f"Exercise {exercise_id}: correct.")
+        return True
+    print(f"Exercise {exercise_id}: not yet. {hint}")
+    return False
+
+
+def close(answer, expected, rtol=1e-6, atol=1e-9):
+    """Whether ``answer`` (a number or array-like) equals ``expected`` within the tolerances;
+    False, not an exception, for an answer of the wrong shape or kind."""
+    if isinstance(answer, (bool, np.bool_)) or isinstance(answer, str):
+        return False
+    try:
+        a = np.asarray(answer, dtype=float)
+    except (TypeError, ValueError):
+        return False
+    e = np.asarray(expected, dtype=float)
+    if a.shape != e.shape and not (a.size == 1 and e.size == 1):
+        return False
+    return bool(np.all(np.isfinite(a)) and np.allclose(a.ravel(), e.ravel(), rtol=rtol, atol=atol))
+
+
+def is_number(answer):
+    """Whether ``answer`` is a real number (not a bool)."""
+    return isinstance(answer, numbers.Real) and not isinstance(answer, bool)

@@ -1,0 +1,108 @@
+"""Every exercise check passes on its worked answer and fails on wrong ones.
+
+The worked answers are the cells of ``notebooks/solutions/*.ipynb``: each ends in
+``assert check("N.k", answer)``. This test executes those cells in-process with ``check``
+recording what it is given, then runs every check on the recorded worked answer (must pass)
+and on its registered wrong answers (must fail, with a line that does not print the worked
+answer), and checks that every chapter notebook asks each registered exercise it owns with
+an unanswered placeholder that Run All reports as not answered.
+"""
+
+import contextlib
+import io
+import json
+import os
+import re
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from svmlab import exercises
+from svmlab.exercises import all_ids, check, registered
+
+NOTEBOOKS = Path(__file__).resolve().parent.parent / "notebooks"
+SOLUTIONS = sorted((NOTEBOOKS / "solutions").glob("*.ipynb"))
+ID = re.compile(r"""check\(\s*["']([0-9A-Z]+\.\d+)["']""")
+
+
+def _code(path):
+    cells = json.loads(path.read_text())["cells"]
+    return ["".join(c["source"]) for c in cells if c["cell_type"] == "code"]
+
+
+def _clean(source):
+    """A cell's code without IPython magics (the tests run it as plain Python)."""
+    return "\n".join(line for line in source.splitlines() if not line.lstrip().startswith(("%", "!")))
+
+
+@pytest.fixture(scope="module")
+def worked():
+    """exercise id -> the worked answer given to check() in the solutions notebooks."""
+    answers = {}
+
+    def recording(exercise_id, answer):
+        answers[exercise_id] = answer
+        return check(exercise_id, answer)
+
+    import matplotlib
+
+    matplotlib.use("Agg")
+    here = os.getcwd()
+    os.chdir(NOTEBOOKS)  # where the notebooks run
+    try:
+        for path in SOLUTIONS:
+            namespace = {"__name__": "__solutions__"}
+            with contextlib.redirect_stdout(io.StringIO()):
+                for source in _code(path):
+                    exec(compile(_clean(source), str(path), "exec"), namespace)
+                    namespace["check"] = recording  # after the cell that imports check
+    finally:
+        os.chdir(here)
+    return answers
+
+
+def _quiet(exercise_id, answer):
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        ok = check(exercise_id, answer)
+    return ok, out.getvalue()
+
+
+def test_every_exercise_has_a_worked_answer(worked):
+    assert set(all_ids()) <= set(worked), f"no worked answer for {sorted(set(all_ids()) - set(worked))}"
+
+
+@pytest.mark.parametrize("exercise_id", all_ids())
+def test_check_accepts_the_worked_answer_and_refuses_wrong_ones(worked, exercise_id):
+    ok, line = _quiet(exercise_id, worked[exercise_id])
+    assert ok and line.strip().endswith("correct."), line
+    _, wrong = registered(exercise_id)
+    for answer in wrong:
+        ok, line = _quiet(exercise_id, answer)
+        assert not ok, f"{exercise_id} accepted the wrong answer {answer!r}"
+        assert line.count("\n") == 1, "a check prints one line"
+        right = worked[exercise_id]
+        if exercises.is_number(right) and right not in (0, 1):
+            for shown in (f"{right}", f"{right:.6g}", f"{right:.4f}", f"{right:.3g}"):
+                assert shown not in line, f"{exercise_id}'s hint shows the answer: {line}"
+
+
+@pytest.mark.parametrize("exercise_id", all_ids())
+def test_unanswered_is_not_correct(exercise_id):
+    ok, line = _quiet(exercise_id, None)
+    assert not ok and "not answered" in line
+
+
+def test_every_chapter_asks_its_exercises_unanswered():
+    asked = set()
+    for path in sorted(NOTEBOOKS.glob("*.ipynb")):
+        for source in _code(path):
+            asked.update(ID.findall(source))
+            assert "assert check(" not in source, f"{path.name}: worked answers belong in notebooks/solutions/"
+    assert set(all_ids()) <= asked, f"exercises never asked in a chapter: {sorted(set(all_ids()) - asked)}"
+
+
+def test_close_refuses_wrong_kinds():
+    assert exercises.close(1.0, 1.0) and not exercises.close("1.0", 1.0) and not exercises.close(True, 1.0)
+    assert not exercises.close([1.0, 2.0], [1.0]) and not exercises.close(np.nan, np.nan)
