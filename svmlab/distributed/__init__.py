@@ -1,4 +1,4 @@
-"""Distributed dual coordinate ascent (CoCoA+) on Dask: :class:`LinearSVM` (book chapter 9).
+"""Distributed dual coordinate ascent (CoCoA+) on Dask: :class:`LinearSVM`.
 
 The data are split into K blocks of rows, each kept by a worker with its dual variables;
 each round the workers solve their local subproblems and send back changes of w (d + 1

@@ -98,7 +98,7 @@ class Worker:
     def round(self, key, w, problem, take):
         """Take the last round's state (``take``; else drop it: that round was abandoned), then
         return the block's (loss sum, dual sum) at (w, alpha_[k]) and dw = gamma A_k Delta of
-        its local subproblem (eq. 9.3); alpha moves by gamma times the local change, in the
+        its local subproblem (local.py); alpha moves by gamma times the local change, in the
         pending state."""
         if key in self.pending:
             state = self.pending.pop(key)

@@ -1,6 +1,6 @@
 """CoCoA+ rounds on a Dask cluster, with a duality-gap certificate and lost workers survived.
 
-Algorithm 9.1 of the book (Ma et al., ICML 2015; Smith et al., JMLR 2018). Each round:
+CoCoA+ (Ma et al., ICML 2015; Smith et al., JMLR 2018). Each round:
 
 1. every block k receives w and returns its sums at (w, alpha_[k]) and dw_k = gamma A_k Delta_[k]
    from its local subproblem (:mod:`svmlab.distributed.local`);

@@ -24,7 +24,7 @@ class LinearSVM(estimators.LinearSVM):
     tol : float > 0, the certificate: stop when the relative duality gap (P - D) / P <= tol.
     max_rounds : int >= 1, the most rounds of communication.
     local_solver : "dcd" (permutations as DCD draws them) or "sdca" (as SDCA draws them): the
-        coordinate steps each block takes on its local subproblem (chapter 9, eq. 9.3).
+        coordinate steps each block takes on its local subproblem (see local.py).
     local_passes : float > 0, passes over its block each worker makes a round (H / n_k).
     aggregation : "adding" (sigma' = K, changes added: CoCoA+) or "averaging" (sigma' = 1,
         changes averaged: CoCoA).

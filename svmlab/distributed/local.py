@@ -8,7 +8,7 @@ change Delta of its own variables only, the local subproblem
     G_k(Delta) = sum_{i in k} [Delta_i - 1/2 D_ii ((alpha_i + Delta_i)^2 - alpha_i^2)]
                  - w . A_k Delta - sigma'/2 |A_k Delta|^2,        0 <= alpha_i + Delta_i <= U_i
 
-(book chapter 9, eq. 9.3): the dual D(alpha) of chapter 2 with the other blocks frozen, its
+: the dual D(alpha) of chapter 2 with the other blocks frozen, its
 quadratic term |A_k Delta|^2 scaled by sigma' so that K blocks moving at once cannot
 overshoot together (sigma' = K when their changes are added). With u = w + sigma' A_k Delta,
 the coordinate step of G_k is chapter 3's DCD step with Q_ii scaled by sigma'::
