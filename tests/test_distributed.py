@@ -23,7 +23,7 @@ pytestmark = pytest.mark.timeout(60)
 
 @pytest.fixture
 def client():
-    with Client(processes=False, n_workers=2, threads_per_worker=1, dashboard_address=None) as c:
+    with Client(processes=False, n_workers=2, threads_per_worker=1, dashboard_address=":0") as c:
         yield c
 
 
@@ -112,7 +112,8 @@ def test_bad_dask_input_is_refused_clearly(client, X, y, message):
 def test_a_worker_lost_mid_fit_and_the_fit_is_still_certified(monkeypatch):
     X, y = _data(400)
     tol = 1e-5
-    with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as cluster, \
+    with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=":0",
+                      worker_dashboard_address=":0") as cluster, \
             Client(cluster) as c:
         rounds = {"n": 0}
         original = cocoa.CoCoA._round

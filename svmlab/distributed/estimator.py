@@ -66,7 +66,7 @@ class LinearSVM(estimators.LinearSVM):
             client, own = get_client(), None
             self._cluster_name = "the current distributed.Client"
         except ValueError:  # no client: a LocalCluster of threads for this fit
-            own = client = Client(processes=False, dashboard_address=None)
+            own = client = Client(processes=False, dashboard_address=":0")
             self._cluster_name = "a LocalCluster of threads started for this fit"
         try:
             self._fit_on(client, X, y, options)
