@@ -155,7 +155,7 @@ def _bounding_grid(X, grid, margin=0.1):
 
 
 def plot_decision_function(decision, X, y, ax=None, alpha=None, upper=None, grid=200,
-                           title=None):
+                           title=None, fill=True):
     """The decision value f over the plane, the boundary and the margins, and the data.
 
     ``decision`` is a callable mapping an (m, 2) array to m decision values, or any object
@@ -163,7 +163,8 @@ def plot_decision_function(decision, X, y, ax=None, alpha=None, upper=None, grid
     filled contour of f over the data's bounding box plus 10 % (blue f < 0, white f = 0, red
     f > 0), the boundary f = 0 as a solid line, the margins f = -1 and f = +1 as dashed
     lines, and the points coloured by class; with ``alpha`` (and ``upper``) the points are
-    drawn as in :func:`plot_support_vectors`.
+    drawn as in :func:`plot_support_vectors`. With ``fill=False`` only the lines and the points
+    are drawn (small PNGs for the many frames of an animation).
     """
     X, y = _check_points(X, y)
     if int(grid) < 2:
@@ -175,9 +176,11 @@ def plot_decision_function(decision, X, y, ax=None, alpha=None, upper=None, grid
 
     top = float(np.nanmax(np.abs(zz))) if np.isfinite(zz).any() else 0.0
     top = max(top, 1.0)
-    ax.contourf(xx, yy, zz, levels=np.linspace(-top, top, 21), cmap=_DECISION_CMAP,
-                alpha=0.55, zorder=0)
-    if np.nanmin(zz) < 1.0 and np.nanmax(zz) > -1.0:  # some level line is in the picture
+    if fill:
+        ax.contourf(xx, yy, zz, levels=np.linspace(-top, top, 21), cmap=_DECISION_CMAP,
+                    alpha=0.55, zorder=0)
+    # some level line is in the picture (a constant f, e.g. w = 0, has none)
+    if np.nanmin(zz) < 1.0 and np.nanmax(zz) > -1.0 and np.nanmax(zz) > np.nanmin(zz):
         ax.contour(xx, yy, zz, levels=[-1.0, 0.0, 1.0], colors="black",
                    linestyles=["dashed", "solid", "dashed"], linewidths=[1.0, 1.5, 1.0],
                    zorder=1)
@@ -324,26 +327,15 @@ def plot_confusion_matrix(y_true, y_pred, labels=None, ax=None):
 # ----------------------------------------------------------------------------------------
 
 def plot_snapshot(trace, k, X, y, ax=None, upper=None):
-    """The linear model stored in snapshot ``k`` of ``trace`` over 2-D data: the boundary
-    f = 0 (solid) and the margins f = -1, +1 (dashed), the points (sized by that snapshot's
-    alpha when ``upper``, the box bound C, is given) and the epoch in the title. Lines only,
-    no colour field, so that the many frames of an animation stay small. Reads the trace;
-    runs nothing."""
-    X, y = _check_points(X, y)
-    ax = _axes(ax)
+    """The linear model stored in snapshot ``k`` of ``trace`` over 2-D data, as
+    :func:`plot_decision_function` with ``fill=False``: the boundary, the margins, the points
+    (sized by that snapshot's alpha when ``upper``, the box bound C, is given) and the epoch in
+    the title. Reads the trace; runs nothing."""
     w = np.asarray(trace.snapshot_coef[k], dtype=float).ravel()
     b = float(trace.snapshot_intercept[k])
-    xx, yy = _bounding_grid(X, 60)
-    zz = xx * w[0] + yy * w[1] + b
-    if np.any(w != 0.0) and zz.min() < 1.0 and zz.max() > -1.0:  # w = 0 (a start) has no lines
-        ax.contour(xx, yy, zz, levels=[-1.0, 0.0, 1.0], colors="black",
-                   linestyles=["dashed", "solid", "dashed"], linewidths=[1.0, 1.5, 1.0])
     alpha = trace.snapshot_alpha[k] if upper is not None else None
-    _draw_points(ax, X, y, alpha=alpha, upper=upper)
-    ax.set_xlim(xx[0, 0], xx[0, -1])
-    ax.set_ylim(yy[0, 0], yy[-1, 0])
-    ax.set_title(f"epoch {trace.snapshot_epoch[k]}")
-    return ax
+    return plot_decision_function(lambda Z: Z @ w + b, X, y, ax=ax, alpha=alpha, upper=upper, grid=60,
+                                  title=f"epoch {trace.snapshot_epoch[k]}", fill=False)
 
 
 def plot_weight_path(trace, k=None, ax=None, target=None):

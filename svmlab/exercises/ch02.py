@@ -64,12 +64,10 @@ def _max_dual_with_diagonal_one_over_C(C=1.0):
 def _(answer):
     if not is_number(answer) or not answer > 0:
         return "C' is a positive number"
-    from sklearn.svm import LinearSVC  # a reference solver, outside svmlab
-
     X, y = _toy()
-    fit = LinearSVC(C=float(answer), loss="squared_hinge", tol=1e-12, max_iter=100_000, random_state=0).fit(X, y)
-    xi = np.maximum(0.0, 1.0 - y * fit.decision_function(X))
-    primal = 0.5 * (fit.coef_[0] @ fit.coef_[0] + fit.intercept_[0] ** 2) + answer * np.sum(xi ** 2)
+    # the optimum of 1/2 |w|^2 + 1/2 b^2 + C' sum xi^2: svmlab's C-form primal with the bias feature B = 1
+    fit = LinearSVM(C=float(answer), loss="squared_hinge", solver="dcd", tol=1e-10, max_iter=100_000).fit(X, y)
+    primal = SVMProblem(X, y, C=float(answer), loss="squared_hinge", bias="regularized").primal(fit.coef_, fit.intercept_)
     if not close(primal, _max_dual_with_diagonal_one_over_C(1.0), rtol=1e-6):
         return ("with that C' the primal optimum and the maximum of the 1/C dual differ; redo (2.12) with C' "
                 "and compare the diagonal it gives with 1/C")
