@@ -24,6 +24,9 @@ __all__ = [
     "plot_convergence",
     "plot_losses",
     "plot_confusion_matrix",
+    "plot_snapshot",
+    "plot_weight_path",
+    "plot_margins_alpha",
 ]
 
 _POS_COLOUR = "tab:red"
@@ -153,7 +156,7 @@ def _bounding_grid(X, grid, margin=0.1):
 
 
 def plot_decision_function(decision, X, y, ax=None, alpha=None, upper=None, grid=200,
-                           title=None):
+                           title=None, fill=True):
     """The decision value f over the plane, the boundary and the margins, and the data.
 
     ``decision`` is a callable mapping an (m, 2) array to m decision values, or any object
@@ -161,7 +164,8 @@ def plot_decision_function(decision, X, y, ax=None, alpha=None, upper=None, grid
     filled contour of f over the data's bounding box plus 10 % (blue f < 0, white f = 0, red
     f > 0), the boundary f = 0 as a solid line, the margins f = -1 and f = +1 as dashed
     lines, and the points coloured by class; with ``alpha`` (and ``upper``) the points are
-    drawn as in :func:`plot_support_vectors`.
+    drawn as in :func:`plot_support_vectors`. With ``fill=False`` only the lines and the points
+    are drawn (small PNGs for the many frames of an animation).
     """
     X, y = _check_points(X, y)
     if int(grid) < 2:
@@ -173,9 +177,11 @@ def plot_decision_function(decision, X, y, ax=None, alpha=None, upper=None, grid
 
     top = float(np.nanmax(np.abs(zz))) if np.isfinite(zz).any() else 0.0
     top = max(top, 1.0)
-    ax.contourf(xx, yy, zz, levels=np.linspace(-top, top, 21), cmap=_DECISION_CMAP,
-                alpha=0.55, zorder=0)
-    if np.nanmin(zz) < 1.0 and np.nanmax(zz) > -1.0:  # some level line is in the picture
+    if fill:
+        ax.contourf(xx, yy, zz, levels=np.linspace(-top, top, 21), cmap=_DECISION_CMAP,
+                    alpha=0.55, zorder=0)
+    # some level line is in the picture (a constant f, e.g. w = 0, has none)
+    if np.nanmin(zz) < 1.0 and np.nanmax(zz) > -1.0 and np.nanmax(zz) > np.nanmin(zz):
         ax.contour(xx, yy, zz, levels=[-1.0, 0.0, 1.0], colors="black",
                    linestyles=["dashed", "solid", "dashed"], linewidths=[1.0, 1.5, 1.0],
                    zorder=1)
@@ -342,4 +348,71 @@ def plot_confusion_matrix(y_true, y_pred, labels=None, ax=None):
     ax.set_yticks(ticks, [str(v) for v in labels.tolist()])
     ax.set_xlabel("predicted class")
     ax.set_ylabel("true class")
+    return ax
+
+
+# ----------------------------------------------------------------------------------------
+# a run's stored states (trace snapshots): the frames of the chapter 1-2 animations
+# ----------------------------------------------------------------------------------------
+
+def plot_snapshot(trace, k, X, y, ax=None, upper=None):
+    """The linear model stored in snapshot ``k`` of ``trace`` over 2-D data, as
+    :func:`plot_decision_function` with ``fill=False``: the boundary, the margins, the points
+    (sized by that snapshot's alpha when ``upper``, the box bound C, is given) and the epoch in
+    the title. Reads the trace; runs nothing."""
+    w = np.asarray(trace.snapshot_coef[k], dtype=float).ravel()
+    b = float(trace.snapshot_intercept[k])
+    alpha = trace.snapshot_alpha[k] if upper is not None else None
+    return plot_decision_function(lambda Z: Z @ w + b, X, y, ax=ax, alpha=alpha, upper=upper, grid=60,
+                                  title=f"epoch {trace.snapshot_epoch[k]}", fill=False)
+
+
+def plot_weight_path(trace, k=None, ax=None, target=None):
+    """The path of the weights (coef_[0], coef_[1]) over the snapshots 0..k of ``trace`` (all
+    when ``k`` is None), the last one drawn as a large dot, and ``target`` (e.g. the optimal
+    w) as a star. Log axes when every drawn weight is positive: an iterate that first
+    overshoots by a factor of 100 and then settles stays readable."""
+    ax = _axes(ax)
+    coef = np.asarray(trace.snapshot_coef, dtype=float)
+    k = len(coef) - 1 if k is None else int(k)
+    path = coef[: k + 1, :2]
+    keep = np.all(np.isfinite(path), axis=1) & np.any(path != 0.0, axis=1)
+    ax.plot(path[keep, 0], path[keep, 1], "-", color="gray", linewidth=0.8)
+    ax.plot(path[keep, 0], path[keep, 1], ".", color="gray", markersize=4)
+    if keep[-1]:
+        ax.plot(*path[-1], "o", color="black", markersize=7, label=f"w at epoch {trace.snapshot_epoch[k]}")
+    shown = path[keep]
+    if target is not None:
+        target = np.asarray(target, dtype=float).ravel()[:2]
+        ax.plot(*target, "*", color="tab:orange", markersize=12, label="optimal w")
+        shown = np.vstack([shown, target])
+    if shown.size and np.all(shown > 0):
+        ax.set_xscale("log")
+        ax.set_yscale("log")
+    ax.set_xlabel("$w_1$")
+    ax.set_ylabel("$w_2$")
+    ax.legend(fontsize="small", loc="upper left")
+    return ax
+
+
+def plot_margins_alpha(margins, alpha, upper, ax=None):
+    """Complementary slackness as a picture: each sample's margin m_i = y_i f(x_i) against
+    its alpha_i in [0, upper], coloured by group (alpha = 0, free, at the bound). At an optimum
+    of the hinge dual every point sits on the "L": alpha = 0 right of m = 1, alpha = C left of
+    it, anything in between exactly at m = 1."""
+    ax = _axes(ax)
+    m = np.asarray(margins, dtype=float).ravel()
+    alpha = np.asarray(alpha, dtype=float).ravel()
+    if m.shape != alpha.shape:
+        raise ValueError(f"{m.size} margins for {alpha.size} alphas")
+    upper = np.broadcast_to(np.asarray(upper, dtype=float), alpha.shape)
+    zero, at_upper = alpha <= 0.0, alpha >= upper
+    groups = ((zero, "tab:gray", r"$\alpha_i = 0$"), (~zero & ~at_upper, "black", r"$0 < \alpha_i < C$"),
+              (at_upper, "tab:orange", r"$\alpha_i = C$"))
+    for mask, colour, name in groups:
+        ax.scatter(m[mask], alpha[mask], s=12, c=colour, label=f"{name} ({mask.sum()})")
+    ax.axvline(1.0, color="gray", linestyle="dotted")
+    ax.set_xlabel(r"margin $m_i = y_i f(x_i)$")
+    ax.set_ylabel(r"$\alpha_i$")
+    ax.legend(fontsize="small", loc="center right")
     return ax

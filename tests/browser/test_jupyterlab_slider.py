@@ -4,6 +4,13 @@ nbval executes an ``interact`` callback once and never moves a slider, so the on
 check that the widget really works (front end loads, kernel answers, output redraws) is a
 browser. The test:
 
+The second test opens a chapter cold (``COLD_NOTEBOOK``, as saved, without running it), takes a
+screenshot, and checks that it shows no widget repr text and no broken image, and that opening
+it, waiting and closing its tab leaves the file on disk unchanged (JupyterLab would otherwise
+autosave a notebook it had marked modified, e.g. over its kernelspec).
+
+The slider test:
+
 1. copies the chapter-1 notebook into a temporary directory (JupyterLab autosaves, so the
    repository's copy is never served) and starts JupyterLab there, on 127.0.0.1, on a free
    port, with a token of its own and settings/workspace/config directories of its own;
@@ -45,6 +52,8 @@ REPO = Path(__file__).resolve().parents[2]
 NOTEBOOK = Path(
     os.environ.get("SVMLAB_BROWSER_NOTEBOOK", REPO / "notebooks" / "01_primal.ipynb")
 )
+# The chapter opened cold (as saved, never run in the browser): it has a slider and an animation.
+COLD_NOTEBOOK = Path(os.environ.get("SVMLAB_COLD_NOTEBOOK", REPO / "notebooks" / "01_primal.ipynb"))
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = [
     "--no-sandbox",
@@ -60,6 +69,8 @@ SERVER_START_S = 90
 MARGIN_RE = re.compile(r"margin 2/\|w\| =\s*(\S+)")
 IDLE_RE = re.compile(r"^(?!No Kernel).+ \| Idle$")
 WIDGET_ERRORS = ("Error displaying widget", "Failed to load model class")
+WIDGET_REPRS = ("interactive(children=", "FloatLogSlider(")
+COLD_WAIT_MS = 3_000        # how long the cold notebook stays open before its tab is closed
 
 pytestmark = [pytest.mark.browser]
 if importlib.util.find_spec("pytest_timeout") is not None:
@@ -139,11 +150,22 @@ def _is_loopback(url: str) -> bool:
 @pytest.fixture
 def jupyterlab(tmp_path):
     """A JupyterLab server serving a copy of NOTEBOOK; yields (base_url, token, name, log)."""
-    if not NOTEBOOK.is_file():
-        _unavailable(f"notebook {NOTEBOOK} does not exist yet")
+    yield from _serve(tmp_path, NOTEBOOK)
+
+
+@pytest.fixture
+def jupyterlab_cold(tmp_path):
+    """A JupyterLab server serving a copy of COLD_NOTEBOOK, as saved in the repository."""
+    yield from _serve(tmp_path, COLD_NOTEBOOK)
+
+
+def _serve(tmp_path, notebook):
+    """Start JupyterLab on a copy of ``notebook`` in tmp_path/root; yield (base_url, token, name, log)."""
+    if not notebook.is_file():
+        _unavailable(f"notebook {notebook} does not exist yet")
     root = tmp_path / "root"
     root.mkdir()
-    shutil.copy2(NOTEBOOK, root / NOTEBOOK.name)
+    shutil.copy2(notebook, root / notebook.name)
     settings = tmp_path / "lab-settings"
     _write_lab_settings(settings)
     for d in ("workspaces", "jupyter-config", "jupyter-runtime", "ipython"):
@@ -180,7 +202,7 @@ def jupyterlab(tmp_path):
     try:
         base = f"http://127.0.0.1:{port}"
         _wait_for_server(proc, f"{base}/api/status?token={token}", log)
-        yield base, token, NOTEBOOK.name, log
+        yield base, token, notebook.name, log
     finally:
         _stop(proc)
 
@@ -304,6 +326,62 @@ def test_c_slider_redraws_margin_and_figure(jupyterlab, chromium_page):
             shot = Path(os.environ.get("SVMLAB_BROWSER_SCREENSHOT", "/tmp/svmlab-browser-failure.png"))
             page.screenshot(path=str(shot), full_page=True)
             print(f"screenshot of the failing page: {shot}")
+        except Exception:  # noqa: BLE001 - best effort only
+            pass
+        raise
+
+
+def test_chapter_opened_cold_shows_no_widget_repr_or_broken_image(jupyterlab_cold, chromium_page, tmp_path):
+    from playwright.sync_api import expect
+
+    expect.set_options(timeout=EXPECT_MS)
+    base, token, name, log = jupyterlab_cold
+    page = chromium_page
+    on_disk = tmp_path / "root" / name
+    before = (on_disk.read_bytes(), on_disk.stat().st_mtime_ns)
+
+    try:
+        page.goto(f"{base}/lab/tree/{name}?token={token}", wait_until="domcontentloaded")
+        panel = page.locator(".jp-NotebookPanel").first
+        expect(panel.locator(".jp-Notebook")).to_be_visible()
+        expect(panel.locator(".jp-OutputArea-output img").first).to_be_attached()
+        # every <img> of the notebook has finished loading (or failed: then naturalWidth is 0)
+        page.wait_for_function(
+            "() => [...document.querySelectorAll('.jp-NotebookPanel img')].every(i => i.complete)")
+        page.wait_for_timeout(COLD_WAIT_MS)
+        page.screenshot(path=str(tmp_path / "cold.png"), full_page=True)
+
+        text = panel.inner_text()
+        for shown in WIDGET_REPRS:
+            assert shown not in text, f"the notebook opened cold shows widget repr text {shown!r}"
+        images = page.evaluate(
+            "() => [...document.querySelectorAll('.jp-NotebookPanel img')]"
+            ".map(i => [i.naturalWidth, (i.getAttribute('alt') || i.src.slice(0, 40))])")
+        saved = sum("image/png" in o.get("data", {}) for c in json.loads(before[0])["cells"]
+                    for o in c.get("outputs", []))
+        assert len(images) >= saved > 0, f"{len(images)} images shown for {saved} saved figures"
+        broken = [alt for width, alt in images if width == 0]
+        assert not broken, f"{len(broken)} broken image(s) of {len(images)}: {broken[:5]}"
+        animation = panel.locator(".svmlab-animation img")
+        if animation.count():  # an svmlab.animation player shows its frame 0 without JavaScript
+            assert animation.first.evaluate("i => i.naturalWidth") > 0
+
+        # JupyterLab marks a notebook it changed on opening as dirty; close the tab like a reader
+        tab = page.locator(".lm-TabBar-tab", has_text=name).first
+        assert "jp-mod-dirty" not in (tab.get_attribute("class") or ""), "opening the notebook modified it"
+        page.locator(".lm-MenuBar-itemLabel", has_text=re.compile(r"^File$")).click()
+        page.locator(".lm-Menu-itemLabel", has_text=re.compile(r"^Close Tab$")).click()
+        expect(page.locator(".jp-Dialog")).to_have_count(0)  # no "Save your work?" question
+        expect(page.locator(".lm-TabBar-tab", has_text=name)).to_have_count(0)
+        page.wait_for_timeout(1_000)
+        after = (on_disk.read_bytes(), on_disk.stat().st_mtime_ns)
+        assert after[0] == before[0], "opening and closing the notebook changed its bytes on disk"
+        assert after[1] == before[1], "opening and closing the notebook rewrote the file (mtime changed)"
+    except BaseException:
+        print(f"--- JupyterLab log ---\n{_tail(log)}")
+        try:
+            page.screenshot(path=str(tmp_path / "cold-failure.png"), full_page=True)
+            print(f"screenshot of the failing page: {tmp_path / 'cold-failure.png'}")
         except Exception:  # noqa: BLE001 - best effort only
             pass
         raise

@@ -1,0 +1,152 @@
+"""CoCoA+ rounds on a Dask cluster, with a duality-gap certificate and lost workers survived.
+
+CoCoA+ (Ma et al., ICML 2015; Smith et al., JMLR 2018). Each round:
+
+1. every block k receives w and returns its sums at (w, alpha_[k]) and dw_k = gamma A_k Delta_[k]
+   from its local subproblem (:mod:`svmlab.distributed.local`);
+2. the client adds the sums into P(w) and D(alpha) (eqs. 1.3, 2.9); if the relative gap
+   P - D <= tol P, the state the round started from is certified and returned;
+3. otherwise w <- w + sum_k dw_k, and each block takes its new alpha_[k].
+
+The blocks are Dask actors (:class:`svmlab.distributed.blocks.Worker`), so a round is one
+message each way per block, without the scheduler. The client keeps v_k = A_k alpha_[k] for
+every block (d + 1 numbers each). When a block's worker is lost, the block starts again on
+another worker from alpha_[k] = 0 with w <- w - v_k, so that w = sum_k A_k alpha_[k] still holds,
+and the round is run again; the trace records the event. At the end w is computed afresh from
+the blocks' alpha_[k] and certified once more: the returned w is the sum of its blocks'
+A_k alpha_[k].
+"""
+
+import time
+from dataclasses import dataclass, field
+
+import numpy as np
+from distributed import CancelledError
+
+MAX_RECOVERIES = 10
+RETRIES = 6
+LOST = (OSError, CancelledError)  # CommClosedError is an OSError
+
+
+@dataclass
+class RoundTrace:
+    """One entry per round: the state at its start (primal, dual, gap), the bytes the
+    protocol sent (w out, dw and two sums back, 8 bytes a number), the round's seconds; and
+    the events (worker losses) and the cluster the fit ran on."""
+
+    cluster: str
+    round: list = field(default_factory=list)
+    primal: list = field(default_factory=list)
+    dual: list = field(default_factory=list)
+    gap: list = field(default_factory=list)
+    bytes_sent: list = field(default_factory=list)
+    time: list = field(default_factory=list)
+    events: list = field(default_factory=list)
+
+    def add(self, r, primal, dual, nbytes, seconds):
+        for name, value in zip(("round", "primal", "dual", "gap", "bytes_sent", "time"),
+                               (r, primal, dual, primal - dual, nbytes, seconds)):
+            getattr(self, name).append(value)
+
+    def as_arrays(self):
+        """The same record with NumPy arrays for the per-round columns."""
+        columns = {name: np.asarray(getattr(self, name)) for name in
+                   ("round", "primal", "dual", "gap", "bytes_sent", "time")}
+        return RoundTrace(self.cluster, events=list(self.events), **columns)
+
+
+@dataclass
+class Result:
+    alpha: np.ndarray
+    w: np.ndarray
+    n_rounds: int
+    converged: bool
+    trace: RoundTrace
+
+
+class CoCoA:
+    """The rounds of the binary problems of one fit on a cluster.
+
+    ``blocks`` holds one actor per block; ``rebuild(k, avoid)`` returns a new actor for block k (from
+    the client's copy of its rows or the Dask array's graph), on a worker other than the address
+    ``avoid`` where possible, after its worker was lost.
+    """
+
+    def __init__(self, blocks, rebuild, size, cluster):
+        self.blocks, self.rebuild, self.size, self.cluster = list(blocks), rebuild, size, cluster
+
+    def run(self, key, problem, seeds, tol, max_rounds):
+        """Rounds on binary problem ``key`` until its start is certified or max_rounds."""
+        K = len(self.blocks)
+        _wait([b.start(key, s) for b, s in zip(self.blocks, seeds)])
+        w, v = np.zeros(self.size), np.zeros((K, self.size))
+        trace = RoundTrace(self.cluster)
+        r = recoveries = 0
+        take = False
+        while True:
+            begun = time.perf_counter()
+            sums, lost = self._round(key, w, problem, take)
+            if lost:
+                recoveries += 1
+                self._recover(lost, key, w, v, seeds, r, trace, recoveries)
+                take = False  # the survivors drop what they computed for the old w
+                continue
+            primal, dual = _values(sums, w)
+            trace.add(r, primal, dual, 8 * K * (2 * self.size + 2), time.perf_counter() - begun)
+            if primal - dual <= tol * primal or r == max_rounds:
+                break
+            for k, (_, _, dw) in enumerate(sums):
+                w += dw
+                v[k] += dw
+            r += 1
+            take = True
+        return self._finish(key, problem, tol, r, trace)
+
+    def _round(self, key, w, problem, take):
+        """Every block's (loss, dual, dw), and the blocks whose worker did not answer."""
+        futures = [b.round(key, w, problem, take) for b in self.blocks]
+        sums, lost = [], []
+        for k, future in enumerate(futures):
+            try:
+                sums.append(future.result())
+            except LOST:
+                lost.append(k)
+        return sums, lost
+
+    def _recover(self, lost, key, w, v, seeds, r, trace, recoveries):
+        """Restart the lost blocks on live workers: alpha_[k] = 0, w -= v_k."""
+        if recoveries > MAX_RECOVERIES:
+            raise RuntimeError(f"blocks {lost} were lost {recoveries} times by round {r}; the cluster is failing.")
+        for k in lost:
+            w -= v[k]
+            v[k] = 0.0
+            self.blocks[k] = self._rebuilt(k, avoid=self.blocks[k]._address)
+            self.blocks[k].start(key, seeds[k] + recoveries).result()
+            trace.events.append((r, f"block {k} lost with its worker; restarted from alpha = 0"))
+
+    def _rebuilt(self, k, avoid):
+        """A new actor for block k on a worker other than ``avoid``; a worker that dies
+        meanwhile (the scheduler may not know yet) is tried again, RETRIES times at most."""
+        for attempt in range(RETRIES):
+            try:
+                return self.rebuild(k, avoid)
+            except LOST:
+                time.sleep(0.1 * 2 ** attempt)
+        raise RuntimeError(f"block {k} could not be placed on any worker after {RETRIES} tries.")
+
+    def _finish(self, key, problem, tol, r, trace):
+        """w afresh from the blocks' alpha_[k], its certificate, and alpha gathered."""
+        w = np.sum(_wait([b.combination(key, problem, self.size) for b in self.blocks]), axis=0)
+        primal, dual = _values(_wait([b.sums(key, w, problem) for b in self.blocks]), w)
+        alpha = np.concatenate(_wait([b.alpha(key) for b in self.blocks]))
+        return Result(alpha, w, r, primal - dual <= tol * primal, trace.as_arrays())
+
+
+def _wait(futures):
+    return [f.result() for f in futures]
+
+
+def _values(sums, w):
+    """P(w) and D(alpha) from the blocks' sums, with w = sum_k A_k alpha_[k] (eqs. 1.3, 2.9)."""
+    half = 0.5 * float(w @ w)
+    return half + sum(s[0] for s in sums), sum(s[1] for s in sums) - half

@@ -1,0 +1,110 @@
+"""Checks of chapter 1's exercises (notebooks/01_primal.ipynb)."""
+
+import warnings
+
+import numpy as np
+
+from .. import ConvergenceWarning, LinearSVM, datasets
+from ..reference import core
+from . import close, exercise, is_number
+
+CS = 10.0 ** np.arange(-3.0, 1.5, 0.5)  # the grid of exercise 1.4
+
+
+def _toy(n=None):
+    X, y = datasets.make_toy()
+    return (X, y) if n is None else (X[:n], y[:n])
+
+
+def _fit(model, X, y):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        return model.fit(X, y)
+
+
+@exercise("1.1", wrong=[0.5, 1.0, 2.0])
+def _(answer):
+    Xs, ys = _toy(400)
+    model = _fit(LinearSVM(C=1.0, solver="subgradient", tol=1e-2, max_iter=20000), Xs, ys)
+    w, b = model.coef_.ravel(), model.intercept_[0]
+    if close(answer, 2.0 / np.hypot(np.linalg.norm(w), b), rtol=1e-6):
+        return "that width includes the bias; the bias moves the band, it does not widen it"
+    if close(answer, 1.0 / np.linalg.norm(w), rtol=1e-6):
+        return "that is the distance from the boundary to one margin; the band has two sides"
+    if not close(answer, 2.0 / np.linalg.norm(w), rtol=1e-6):
+        return "the band lies between f = -1 and f = +1; measure its width with coef_ alone"
+    return None
+
+
+def _weights_after(t):
+    """The weights of v_0 .. v_(t-1) in w_t for eta_s = 2/(s+1): the recursion run on unit vectors."""
+    w = np.zeros(t)
+    for s in range(1, t + 1):
+        eta = 2.0 / (s + 1)
+        v = np.zeros(t)
+        v[s - 1] = 1.0
+        w = (1.0 - eta) * w + eta * v
+    return w
+
+
+@exercise("1.2", wrong=[np.full(5, 0.2), np.arange(5.0, 0.0, -1.0) / 15, 2.0 / 6.0])
+def _(answer):
+    expected = _weights_after(5)
+    if np.shape(answer) != expected.shape:
+        return "give the five weights of v_0, ..., v_4 in w_5, as an array of length 5"
+    if close(answer, np.full(5, 0.2)):
+        return "equal weights belong to the step 1/t; redo the induction with eta_t = 2/(t+1)"
+    if not close(np.sum(answer), 1.0):
+        return "the weights of an average add up to 1; check the induction step"
+    if not close(answer, expected):
+        return "write w_t = (1 - eta_t) w_(t-1) + eta_t v_(t-1) and follow each v_s through the products"
+    return None
+
+
+def _weighted_descent(X, y, C, B, epochs):
+    """Algorithm 1.1 with the step 2/(t+1) (the hinge)."""
+    Xa = core.augment(X, B)
+    w = np.zeros(Xa.shape[1])
+    for t in range(1, epochs + 1):
+        c = C * (y * (Xa @ w) < 1.0)
+        w = w - 2.0 / (t + 1) * (w - Xa.T @ (c * y))
+    return w
+
+
+@exercise("1.3", wrong=[lambda X, y, C, B, epochs: core.subgradient_descent(X, y, C, "hinge", B, epochs),
+                        lambda X, y, C, B, epochs: np.zeros(X.shape[1] + 1)])
+def _(answer):
+    if not callable(answer):
+        return "the answer is a function weighted_descent(X, y, C, B, epochs) returning w"
+    X, y = _toy(400)
+    for epochs in (1, 2, 50):
+        expected = _weighted_descent(X, y, 1.0, 1.0, epochs)
+        got = np.asarray(answer(X.copy(), y.copy(), 1.0, 1.0, epochs), dtype=float)
+        if got.shape != expected.shape:
+            return f"return the augmented w of length d + 1 = {expected.size} (the bias weight last)"
+        if not close(got, expected, rtol=1e-8, atol=1e-10):
+            return (f"after {epochs} epoch(s) your w differs from Algorithm 1.1 with eta_t = 2/(t+1); "
+                    "check the step of epoch t and that the margins use the augmented x")
+    return None
+
+
+@exercise("1.4", wrong=[CS[0], 5.0])
+def _(answer):
+    if not is_number(answer) or not np.any(np.isclose(CS, answer)):
+        return "choose one of the values in Cs"
+    X, y = _toy()
+    X_tr, X_te, y_tr, y_te = datasets.train_test_split(X, y, random_state=0)
+    scores = np.array([_fit(LinearSVM(C=C, solver="subgradient", tol=1e-2, max_iter=3000), X_tr, y_tr)
+                       .score(X_te, y_te) for C in CS])
+    if scores[np.flatnonzero(np.isclose(CS, answer))[0]] < scores.max():
+        return "another C in Cs scores higher on the test part"
+    return None
+
+
+@exercise("1.5", wrong=[0.0, -1.0])
+def _(answer):
+    X, y = _toy()
+    model = _fit(LinearSVM(C=1.0, solver="subgradient", tol=1e-2, max_iter=500), X, y)
+    if not close(answer, model.intercept_[0], rtol=1e-6):
+        return "b = B times the weight of the appended feature (eq. 1.5), with B = 1 here"
+    return None

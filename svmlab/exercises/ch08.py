@@ -1,0 +1,81 @@
+"""Checks of chapter 8's exercises (notebooks/09_distributed.ipynb)."""
+
+import numpy as np
+
+from ..objective import HINGE, dual_value
+from . import close, exercise, is_number
+
+# exercise 8.1: one coordinate of a block's local subproblem
+SIGMA, SQNORM, G, ALPHA, U = 4.0, 0.5, -0.3, 0.1, 1.0
+# exercise 8.2: the bytes of one round
+K, D = 8, 100
+# exercise 8.4: a dual point and two blocks' changes (rows of A are y_i x_i)
+_rng = np.random.default_rng(8)
+A = _rng.standard_normal((6, 3))
+ALPHA0 = np.full(6, 0.2)
+DELTAS = [np.r_[0.5, 0.3, 0.4, 0, 0, 0], np.r_[0, 0, 0, 0.6, 0.2, 0.5]]
+
+
+def dual(alpha):
+    """D(alpha) of the hinge SVM without bias, C = 1, on the rows of A (eq. 2.9)."""
+    w = A.T @ alpha
+    return dual_value(alpha, float(w @ w), np.ones(len(alpha)), HINGE)
+
+
+@exercise("8.1", wrong=[0.7, 0.4, 0.1])
+def _(answer):
+    if not is_number(answer):
+        return "give the new alpha_i as a number"
+    if close(answer, min(max(ALPHA - G / SQNORM, 0.0), U)):
+        return "that is DCD's step on the whole dual; the block's curvature is sigma' |x_i|^2"
+    if not close(answer, min(max(ALPHA - G / (SIGMA * SQNORM), 0.0), U)):
+        return "minimise the one-variable quadratic of the subproblem, then clip to [0, U_i]"
+    return None
+
+
+@exercise("8.2", wrong=[2 * K * D * 8, K * D * 8, 2 * K * (D + 1)])
+def _(answer):
+    if not is_number(answer):
+        return "give the bytes as a number"
+    if close(answer, 8 * K * 2 * (D + 1)):
+        return "each block also sends back its two sums for the certificate"
+    if close(answer, 8 * K * (2 * D + 2)):
+        return "w and dw carry the bias feature's weight too"
+    if not close(answer, 8 * K * (2 * (D + 1) + 2)):
+        return "count what goes out (w) and what comes back (dw and two sums) per block, 8 bytes a number"
+    return None
+
+
+def rounds(local_passes):
+    """Rounds CoCoA+ takes on exercise 8.3's problem with ``local_passes`` passes a round."""
+    from ..datasets import make_dense
+    from ..distributed import LinearSVM
+
+    X, y = make_dense(4000, 20, random_state=0)
+    model = LinearSVM(C=0.01, loss="squared_hinge", tol=1e-3, max_rounds=2000, n_blocks=2, local_passes=local_passes,
+                      random_state=0)
+    return model.fit(X, y).n_iter_
+
+
+@exercise("8.3", wrong=[1.0, 0.5, 10.0])
+def _(answer):
+    if not is_number(answer) or answer <= 0:
+        return "give the ratio of two round counts, a positive number"
+    if close(answer, 1.0):
+        return "the two runs took the same rounds: did you change local_passes between them?"
+    if not close(answer, rounds(0.1) / rounds(1.0)):
+        return "rerun both fits exactly as the cell says (same data, tol, random_state) and divide H=0.1's by H=1's"
+    return None
+
+
+@exercise("8.4", wrong=[0.0, -0.1, 1.0])
+def _(answer):
+    left = dual(ALPHA0 + 0.5 * (DELTAS[0] + DELTAS[1]))
+    right = 0.5 * (dual(ALPHA0 + DELTAS[0]) + dual(ALPHA0 + DELTAS[1]))
+    if not is_number(answer):
+        return "give D(averaged point) minus the average of the two D values, a number"
+    if close(answer, -(left - right)):
+        return "the sign: the averaged point's dual comes first"
+    if not close(answer, left - right):
+        return "evaluate D at alpha + (Delta_1 + Delta_2)/2 and at alpha + Delta_k with exercises.ch08.dual"
+    return None
