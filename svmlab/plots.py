@@ -20,6 +20,7 @@ from . import objective
 __all__ = [
     "plot_decision_function",
     "plot_support_vectors",
+    "plot_iterate_norms",
     "plot_convergence",
     "plot_losses",
     "plot_confusion_matrix",
@@ -261,6 +262,34 @@ def plot_convergence(traces, field="gap", x="epoch", ax=None, labels=None, logy=
     ax.set_xlabel(_AXIS_WORDS.get(x, x))
     ax.set_ylabel(_AXIS_WORDS.get(field, field))
     if field == "objective" or any(label is not None for label, _ in pairs):
+        ax.legend(fontsize="small")
+    return ax
+
+
+def plot_iterate_norms(traces, radius=None, intercept_scaling=1.0, ax=None, labels=None):
+    """The norm of the stored iterates |w| against the epoch, for one or more traces.
+
+    Reads the snapshots of each trace (``snapshot_epoch``, ``snapshot_coef``,
+    ``snapshot_intercept``); with a regularized bias the norm is that of the augmented vector
+    (coef, intercept / intercept_scaling), the vector the regularizer sees. ``radius`` draws the
+    ball |w| = radius as a dashed line (Pegasos' projection: 1/sqrt(lambda) = sqrt(sum_i C_i),
+    eq. 7.3). Log scale on |w|. ``traces`` and ``labels`` as in :func:`plot_convergence`.
+    """
+    ax = _axes(ax)
+    pairs = _labelled_traces(traces, labels)
+    for label, trace in pairs:
+        coef = np.asarray(trace.snapshot_coef, dtype=float).reshape(len(trace.snapshot_epoch), -1)
+        bias = np.asarray(trace.snapshot_intercept, dtype=float).ravel() / float(intercept_scaling)
+        norms = np.sqrt(np.sum(coef**2, axis=1) + bias**2)
+        keep = norms > 0
+        ax.plot(np.asarray(trace.snapshot_epoch)[keep], norms[keep], marker=".", label=label)
+    if radius is not None:
+        ax.axhline(float(radius), color="black", linestyle="dashed", linewidth=1.0,
+                   label="radius 1/sqrt(lambda)")
+    ax.set_yscale("log")
+    ax.set_xlabel(_AXIS_WORDS["epoch"])
+    ax.set_ylabel("|w| of the iterate")
+    if radius is not None or any(label is not None for label, _ in pairs):
         ax.legend(fontsize="small")
     return ax
 

@@ -9,6 +9,8 @@ This module imports ipywidgets and matplotlib, so ``import svmlab`` does not loa
   the static figure a chapter shows before its widget.
 * :func:`fit_explorer` -- a ``FloatLogSlider`` over C (and optionally tol) that refits and
   redraws; the widget of chapter 1 and later chapters.
+* :func:`show_pegasos`, :func:`pegasos_explorer` -- Pegasos on 2-D data with C, the batch size
+  and the projection: the boundary and the iterates' norms against the ball (chapter 7).
 """
 
 import copy
@@ -20,11 +22,11 @@ import numpy as np
 from IPython.display import display
 
 from . import plots
-from .estimators import ConvergenceWarning
+from .estimators import ConvergenceWarning, LinearSVM
 from .problem import SVMProblem
 from .validation import sample_C
 
-__all__ = ["describe_fit", "show_fit", "fit_explorer"]
+__all__ = ["describe_fit", "show_fit", "fit_explorer", "show_pegasos", "pegasos_explorer"]
 
 
 def _signed_labels(model, y):
@@ -101,6 +103,60 @@ def show_fit(estimator, X, y, ax=None, **params):
     ax = plots.plot_decision_function(model, X, y_pm, alpha=model.alpha_, upper=upper, ax=ax,
                                       title=f"{model.loss}, C = {model.C:.3g}")
     return model, ax
+
+
+def show_pegasos(X, y, C=1.0, batch_size=1, projection=True, epochs=30, random_state=0, axes=None):
+    """Fit Pegasos (``LinearSVM(solver="pegasos", trace=True)``, last iterate) on 2-D data and
+    draw it: the decision function on ``axes[0]`` and the norms of the recorded iterates against
+    the ball |w| <= sqrt(sum_i C_i) = 1/sqrt(lambda) of the projection (eq. 7.3) on ``axes[1]``.
+    Returns (fitted model, radius, axes); the figure is new when ``axes`` is None."""
+    model = LinearSVM(solver="pegasos", C=C, batch_size=batch_size, projection=projection, max_iter=epochs,
+                      random_state=random_state, trace=True).fit(X, y)
+    y_pm = _signed_labels(model, y)
+    radius = float(np.sqrt(sample_C(model.C, model.class_weight, model.classes_, y_pm).sum()))
+    if axes is None:
+        _, axes = plt.subplots(1, 2, figsize=(10, 4))
+    plots.plot_decision_function(model, X, y_pm, ax=axes[0],
+                                 title=f"Pegasos, C = {C:.3g}, k = {batch_size}, projection {'on' if projection else 'off'}")
+    plots.plot_iterate_norms(model.trace_, radius=radius, intercept_scaling=model.intercept_scaling, ax=axes[1])
+    axes[1].set_title(f"|w| per epoch ({epochs} epochs)")
+    return model, radius, axes
+
+
+def _describe_pegasos(model, radius, X, y):
+    """Pegasos has no dual: the primal value, the largest recorded |w| against the ball, accuracy."""
+    problem = _problem(model, X, _signed_labels(model, y))
+    tr = model.trace_
+    norms = np.sqrt(np.sum(tr.snapshot_coef**2, axis=1) + (tr.snapshot_intercept / model.intercept_scaling)**2)
+    return "\n".join([
+        f"epochs = {model.n_iter_}",
+        f"primal P = {float(problem.primal(model.coef_, model.intercept_)):.6g}",
+        f"largest recorded |w| = {norms.max():.4g} (radius 1/sqrt(lambda) = {radius:.4g})",
+        f"training accuracy = {model.score(X, y):.4f}",
+    ])
+
+
+def pegasos_explorer(X, y, C=1.0, C_range=(-2, 3), batch_sizes=(1, 4, 16, 64), epochs=30, random_state=0):
+    """Pegasos with a slider over C (log scale), a choice of batch size k and a projection
+    checkbox; each change refits (:func:`show_pegasos`), redraws both panels and prints the
+    primal value and the largest |w| against the radius. X must have two features. Returns
+    the ``ipywidgets.interactive``."""
+    sizes = [int(k) for k in batch_sizes]
+    if not sizes or min(sizes) < 1:
+        raise ValueError(f"batch_sizes must be integers >= 1; got {batch_sizes!r}.")
+    controls = dict(C=_log_slider("C", C_range, C),
+                    batch_size=ipywidgets.Dropdown(options=sizes, value=sizes[0], description="k (batch)"),
+                    projection=ipywidgets.Checkbox(value=True, description="projection"))
+
+    def redraw(C, batch_size, projection):
+        model, radius, axes = show_pegasos(X, y, C, batch_size, projection, epochs, random_state)
+        fig = axes[0].figure
+        fig.tight_layout()
+        display(fig)
+        plt.close(fig)
+        print(_describe_pegasos(model, radius, X, y))
+
+    return ipywidgets.interactive(redraw, **controls)
 
 
 def _log_slider(description, exponents, value):

@@ -155,3 +155,35 @@ def test_import_svmlab_does_not_load_the_widgets():
     code = "import sys, svmlab; print('ipywidgets' in sys.modules or 'svmlab.widgets' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
+
+
+def test_show_pegasos_draws_the_run_and_the_ball():
+    X, y = datasets.make_toy(200, random_state=2)
+    fig, axes = plt.subplots(1, 2)
+    model, radius, out = widgets.show_pegasos(X, y, C=50.0, batch_size=4, projection=True, epochs=10, axes=axes)
+    assert out is axes and model.batch_size == 4 and model.projection and model.n_iter_ == 10
+    assert radius == pytest.approx(np.sqrt(50.0 * len(y)))  # 1/sqrt(lambda) = sqrt(sum_i C_i)
+    norms = axes[1].lines[0].get_ydata()
+    assert len(norms) == len(model.trace_.snapshot_epoch) - 1  # w = 0 at epoch 0 is not drawn on a log axis
+    assert np.all(norms <= radius * (1 + 1e-12))
+    assert axes[1].lines[-1].get_ydata()[0] == pytest.approx(radius)  # the dashed ball
+    assert "k = 4" in axes[0].get_title() and "projection on" in axes[0].get_title()
+
+
+def test_pegasos_explorer_controls_and_projection(capsys):
+    X, y = datasets.make_toy(200, random_state=2)
+    box = widgets.pegasos_explorer(X, y, C=10.0, batch_sizes=(1, 8), epochs=5)
+    C, k, projection = box.children[:3]
+    assert isinstance(C, ipywidgets.FloatLogSlider) and C.value == pytest.approx(10.0)
+    assert isinstance(k, ipywidgets.Dropdown) and list(k.options) == [1, 8]
+    assert isinstance(projection, ipywidgets.Checkbox) and projection.value
+    largest = {}
+    for on in (True, False):
+        capsys.readouterr()
+        box.f(C=1000.0, batch_size=1, projection=on)
+        got = re.search(r"largest recorded \|w\| = (\S+) \(radius 1/sqrt\(lambda\) = (\S+)\)", capsys.readouterr().out)
+        largest[on], radius = float(got.group(1)), float(got.group(2))
+    assert largest[True] <= radius * (1 + 1e-3)
+    assert largest[False] > radius  # the early unprojected steps 1/(lambda t) leave the ball
+    with pytest.raises(ValueError, match="batch_sizes"):
+        widgets.pegasos_explorer(X, y, batch_sizes=(0,))

@@ -1,0 +1,88 @@
+"""Checks of chapter 6's exercises (SDCA, the smoothed hinge, ASDCA)."""
+
+import math
+import warnings
+
+import numpy as np
+
+from .. import datasets
+from ..estimators import ConvergenceWarning, LinearSVM
+from ..reference.stochastic import sdca_hinge
+from . import close, exercise, is_number
+
+# 6.1: the smoothed hinge's dual term at one sample
+MU_61, BETA_61 = 0.2, 0.7
+# 6.2: ASDCA's theta for unit rows
+C_62, MU_62, K_62, R2_62 = 0.5, 0.2, 8, 1.0
+
+
+@exercise("6.1", wrong=[0.7, 0.602, 0.749])
+def _(answer):
+    expected = BETA_61 - 0.5 * MU_61 * BETA_61**2  # -phi*(-alpha) = beta - mu beta^2 / 2
+    if not is_number(answer):
+        return "give one number: the value of -phi_mu*(-alpha_i)."
+    if close(answer, BETA_61, rtol=1e-9):
+        return "that is the plain hinge's term; smoothing adds a quadratic in beta."
+    if not close(answer, expected, rtol=1e-6):
+        return "write the smoothed hinge as an infimal convolution of the hinge with z^2/(2 mu): conjugates add."
+    return None
+
+
+@exercise("6.2", wrong=[0.2236068, 0.1, 0.25])
+def _(answer):
+    kappa = MU_62 / (C_62 * R2_62)  # gamma lambda n / R^2 in lambda units, lambda n = 1/C
+    expected = 0.25 * min(1.0, math.sqrt(kappa / K_62), kappa, kappa ** (2 / 3) / K_62 ** (1 / 3))
+    if not is_number(answer):
+        return "give one number: theta."
+    if not 0 < answer <= 0.25:
+        return "theta is at most 1/4 of a minimum that starts with 1."
+    if not close(answer, expected, rtol=1e-4):
+        return "convert kappa to C-form units first (lambda n = 1/C), then take the smallest of the four terms."
+    return None
+
+
+def _sdca_unsmoothed(X, y, lam, mu, sequence):
+    return sdca_hinge(X, y, lam, sequence)
+
+
+def _sdca_no_mu_in_numerator(X, y, lam, mu, sequence):
+    n, d = X.shape
+    alpha, w = np.zeros(n), np.zeros(d)
+    for i in sequence:
+        q = X[i] @ X[i] / (lam * n)
+        beta = np.clip(y[i] * alpha[i] + (1 - y[i] * (X[i] @ w)) / (q + mu), 0.0, 1.0)
+        delta = y[i] * beta - alpha[i]
+        alpha[i] += delta
+        w += delta * X[i] / (lam * n)
+    return alpha, w
+
+
+@exercise("6.3", wrong=[_sdca_unsmoothed, _sdca_no_mu_in_numerator])
+def _(answer):
+    if not callable(answer):
+        return "answer with your function sdca_smoothed(X, y, lam, mu, sequence) itself."
+    X, y = datasets.make_random(n_samples=60, n_features=5, random_state=3)
+    n, lam, mu, epochs = len(y), 0.05, 0.5, 3
+    with warnings.catch_warnings():  # a fixed number of epochs, on purpose
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        model = LinearSVM(solver="sdca", order="cyclic", smoothing=mu, C=1.0 / (lam * n), fit_intercept=False,
+                          tol=1e-15, max_iter=epochs).fit(X, y)
+    out = answer(X, y, lam, mu, np.tile(np.arange(n), epochs))
+    if not (isinstance(out, tuple) and len(out) == 2):
+        return "return the pair (alpha, w), as svmlab.reference.stochastic.sdca_hinge does."
+    alpha, w = (np.asarray(a, dtype=float) for a in out)
+    if alpha.shape != (n,) or w.shape != (X.shape[1],):
+        return "alpha has one entry a sample and w one a feature."
+    if not close(w, model.coef_[0], rtol=1e-8, atol=1e-10):
+        return ("your iterates differ from the library's smoothed SDCA in cyclic order: the quadratic term "
+                "mu beta^2/2 changes both the denominator and the numerator of the step.")
+    return None
+
+
+@exercise("6.4", wrong=[0.0, 0.5, 0.632])
+def _(answer):
+    if not is_number(answer):
+        return "give one number between 0 and 1."
+    if not close(answer, math.exp(-1.0), rtol=1e-2):
+        return "one draw misses sample i with probability 1 - 1/n, and the n draws are independent."
+    return None

@@ -1,0 +1,89 @@
+"""Checks of chapter 7's exercises (Pegasos, the imbalanced-data lesson)."""
+
+import warnings
+
+import numpy as np
+
+from .. import datasets
+from ..estimators import ConvergenceWarning, LinearSVM
+from ..reference.stochastic import pegasos
+from ..validation import sample_C
+from . import close, exercise, is_number
+
+# 7.1: the weight of the first step in w_(T+1), no projection
+LAM_71, T_71 = 0.02, 200
+# 7.2 and 7.4: the chapter's imbalanced split
+C_72 = 0.1
+
+
+def _imbalanced_split():
+    X, y = datasets.make_imbalanced(random_state=0)
+    return datasets.train_test_split(X, y, test_size=0.3, random_state=0)
+
+
+@exercise("7.1", wrong=[50.0, 0.005, 0.0])
+def _(answer):
+    if not is_number(answer):
+        return "give one number: the coefficient of the first step's target y x in w_(T+1)."
+    expected = 1.0 / (LAM_71 * T_71)  # (1/lam) * prod_{t=2..T} (1 - 1/t) = 1/(lam T)
+    if close(answer, 1.0 / LAM_71):
+        return "that is its weight in w_2; every later step multiplies it by (1 - 1/t)."
+    if not close(answer, expected):
+        return "write w_(T+1) as an average of the targets: the product of the (1 - 1/t) telescopes."
+    return None
+
+
+@exercise("7.2", wrong=[1400.0, 3.1623, 591.6])
+def _(answer):
+    if not is_number(answer):
+        return "give one number: the radius 1/sqrt(lambda) = sqrt(sum_i C_i)."
+    _, _, y_train, _ = _imbalanced_split()
+    classes = np.array([-1.0, 1.0])
+    expected = float(np.sqrt(sample_C(C_72, "balanced", classes, y_train).sum()))
+    if not close(answer, expected, rtol=1e-4):
+        return ("add up C_i over the training samples: each class's weight n / (2 n_class) times the number of its "
+                "samples; then take the square root.")
+    return None
+
+
+def _last_iterate(X, y, lam, epochs, k=1, projection=True):
+    return pegasos(X, y, lam, epochs, k, projection)
+
+
+def _mean_of_all_states(X, y, lam, epochs, k=1, projection=True):
+    return np.mean(pegasos(X, y, lam, epochs, k, projection, all_states=True), axis=0)
+
+
+@exercise("7.3", wrong=[_last_iterate, _mean_of_all_states])
+def _(answer):
+    if not callable(answer):
+        return "answer with your function pegasos_averaged(X, y, lam, epochs, k=1, projection=True) itself."
+    X, y = datasets.make_random(n_samples=80, n_features=6, random_state=4)
+    n, lam = len(y), 0.05
+    epochs = np.random.default_rng(7).integers(0, n, (3, n))
+    states = pegasos(X, y, lam, epochs, 4, True, all_states=True)
+    T = len(states) - 1  # steps taken; states[t] is the iterate after t steps
+    expected = np.mean(states[T // 2:T], axis=0)
+    got = np.asarray(answer(X, y, lam, epochs, 4, True), dtype=float)
+    if got.shape != expected.shape:
+        return "return one weight vector w (as svmlab.reference.stochastic.pegasos does)."
+    if not close(got, expected, rtol=1e-8, atol=1e-10):
+        return ("average the states T0 = T//2 .. T-1 (T steps in all, the state before step t + 1 being state t), "
+                "as Algorithm 7.1's averaged output says.")
+    return None
+
+
+@exercise("7.4", wrong=[0.0, 1.0, 0.998])
+def _(answer):
+    if not is_number(answer):
+        return "give one number between 0 and 1: the fraction of real frauds among the flagged transactions."
+    X_train, X_test, y_train, y_test = _imbalanced_split()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        model = LinearSVM(solver="sdca", C=C_72, class_weight="balanced", tol=1e-3, max_iter=300,
+                          random_state=0).fit(X_train, y_train)
+    flagged = model.predict(X_test) > 0
+    expected = np.mean(y_test[flagged] > 0)
+    if not close(answer, expected, rtol=1e-3):
+        return "precision counts the true frauds among the predicted frauds (not among the real ones: that is recall)."
+    return None
