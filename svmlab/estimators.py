@@ -15,10 +15,10 @@ from itertools import combinations
 import numpy as np
 
 from . import solvers
-from .kernels import KERNELS, kernel_matvec, make_kernel
+from .kernels import KERNELS, check_positive_semidefinite, kernel_matvec, make_kernel
 from .rows import as_rows
 from .trace import Recorder
-from .validation import (check_bool, check_features, check_random_state, check_X_y, class_labels, class_weights,
+from .validation import (check_bool, check_features, check_random_state, check_scale, check_X_y, class_labels, class_weights,
                          loss_code, one_of, positive_int, positive_number, trace_every)
 
 
@@ -44,6 +44,15 @@ def _not_fitted_error_class(with_sklearn):
 
 # One binary problem's solution: dual variables, (coef, intercept), epochs, tol met, trace.
 _Binary = namedtuple("_Binary", "alpha coef intercept n_iter converged trace")
+
+
+def _check_finite_fits(fits, solver):
+    """A solver's result with NaN or infinity is refused, never stored as a model."""
+    for f in fits:
+        values = [f.alpha, np.atleast_1d(f.intercept)] + ([] if f.coef is None else [f.coef])
+        if not all(np.isfinite(v).all() for v in values):
+            raise ValueError(f"solver={solver!r} produced NaN or infinite values on this data: the problem is "
+                             "numerically out of range. Rescale X, lower C, or choose another solver.")
 
 
 class _SVMBase:
@@ -89,12 +98,14 @@ class _SVMBase:
         Returns self."""
         options = self._check_params()
         X, y = check_X_y(X, y)
+        check_scale(X)
         self.classes_, codes = class_labels(y)
         self.n_features_in_ = X.shape[1]
         self._setup(X)
         weights = class_weights(self.C, self.class_weight, self.classes_, codes)
         tasks = self._tasks(codes, weights)
         fits = [self._fit_binary(X if rows is None else X[rows], y_pm, Ci, options) for rows, y_pm, Ci in tasks]
+        _check_finite_fits(fits, self.solver)
         self._store(X, tasks, fits)
         if not all(f.converged for f in fits):
             warnings.warn(f"{type(self).__name__}(solver={self.solver!r}) stopped at max_iter={self.max_iter} "
@@ -316,6 +327,7 @@ class KernelSVM(_SVMBase):
     def _setup(self, X):
         # gamma="scale" is resolved on the whole training set, as scikit-learn's SVC does
         self._kernel = make_kernel(self.kernel, X, self.gamma, self.degree, self.coef0)
+        check_positive_semidefinite(self._kernel, X, self.loss)
 
     def _fit_binary(self, X, y_pm, Ci, options):
         result, recorder = self._solve((X, self._kernel), y_pm, Ci, options, 1, options["fit_intercept"])

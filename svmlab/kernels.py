@@ -4,6 +4,8 @@ K(x, z) = x.z;  (gamma x.z + coef0)^degree;  exp(-gamma |x - z|^2),
 with ``gamma="scale"`` = 1 / (n_features * Var(X)) as scikit-learn defines it.
 """
 
+import numbers
+import warnings
 from dataclasses import dataclass
 
 import numpy as np
@@ -32,11 +34,36 @@ def make_kernel(name, X, gamma="scale", degree=3, coef0=0.0):
         one_of(gamma, "gamma", ("scale",))
         var = _variance(X)
         gamma = 1.0 / (X.shape[1] * var) if var > 0 else 1.0
-    elif isinstance(gamma, bool) or not np.isscalar(gamma) or not np.isfinite(gamma) or gamma <= 0:
+    elif isinstance(gamma, bool) or not isinstance(gamma, numbers.Real) or not np.isfinite(gamma) or gamma <= 0:
         raise ValueError(f"gamma must be 'scale' or a positive number; got {gamma!r}.")
-    if not np.isscalar(coef0) or isinstance(coef0, bool) or not np.isfinite(coef0):
+    if not isinstance(coef0, numbers.Real) or isinstance(coef0, bool) or not np.isfinite(coef0):
         raise ValueError(f"coef0 must be a finite number; got {coef0!r}.")
     return Kernel(name, float(gamma), positive_int(degree, "degree"), float(coef0))
+
+
+PSD_SAMPLE = 200  # rows on which an indefinite-looking kernel is tested
+
+
+def check_positive_semidefinite(kernel, X, loss):
+    """Whether the kernel matrix of (a sample of) X has a negative eigenvalue: possible for the
+    poly kernel with coef0 < 0 only (linear and RBF kernels are positive semi-definite). Then
+    the dual is not concave: with the squared hinge (U_i = inf) it is unbounded, a ValueError;
+    with the hinge the box keeps it bounded, and the solvers stop at a point of it that
+    LIBSVM's tau guard allows, with a warning."""
+    if kernel.name != "poly" or kernel.coef0 >= 0:
+        return
+    rows = X[: PSD_SAMPLE]
+    K = kernel_matrix(kernel, rows, rows)
+    low, high = np.linalg.eigvalsh(K)[[0, -1]]
+    if low >= -1e-10 * max(abs(high), 1.0):
+        return
+    what = (f"the poly kernel with coef0={kernel.coef0:g} is not positive semi-definite on this data (its kernel "
+            f"matrix has the eigenvalue {low:.3g})")
+    if loss == "squared_hinge":
+        raise ValueError(f"{what}: with the squared hinge the dual is then unbounded. Use coef0 >= 0, or "
+                         "loss='hinge'.")
+    warnings.warn(f"{what}: the dual is not concave, and the solver returns a stationary point, not a certified "
+                  "optimum. Use coef0 >= 0 for a proper kernel.", UserWarning, stacklevel=4)
 
 
 def _variance(X):

@@ -207,10 +207,14 @@ def spectral_norm_sq(X, B, rtol=1e-10, max_iter=500):
     """Largest eigenvalue of X' X for X with the bias column, by power iteration.
 
     Converges from below; used for step sizes 1/L, which the solvers guard with a monotone
-    check, so a slight under-estimate is harmless.
+    check, so a slight under-estimate is harmless. It starts from a fixed vector of scattered
+    entries (a multiplicative hash of the index, in [0.5, 1.5)) rather than from all ones, which
+    data such as [x, -x] annihilate; 0 only for X = 0.
     """
     n = n_rows(X)
-    v = np.ones(n_cols(X) + 1)
+    v = np.empty(n_cols(X) + 1)
+    for j in range(v.shape[0]):
+        v[j] = 0.5 + ((j * 2654435761 + 12345) % 1000003) / 1000003.0
     if B == 0.0:
         v[-1] = 0.0
     u = np.empty(n)

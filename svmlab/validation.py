@@ -23,7 +23,7 @@ def check_array(X, name="X"):
     except Exception as exc:  # ragged lists and the like
         raise ValueError(f"{name} must be a 2-D array of numbers; could not convert it: {exc}") from None
     if arr.dtype.kind == "O":
-        arr = arr.astype(np.float64)  # numbers stored as objects; anything else raises TypeError
+        arr = _numbers_from_objects(arr, name)
     if arr.dtype.kind == "c":
         raise ValueError(f"Complex data not supported: {name} has dtype {arr.dtype}; an SVM needs real numbers.")
     if arr.dtype.kind not in "biuf":
@@ -42,10 +42,34 @@ def check_array(X, name="X"):
     return arr
 
 
+def _numbers_from_objects(arr, name):
+    """An object array of real numbers as float64. Text, numeric or not, is refused as a '<U'
+    array of strings is (strings are not numbers); other objects raise numpy's TypeError."""
+    if any(isinstance(v, (str, bytes)) for v in arr.ravel()):
+        raise ValueError(f"{name} must hold real numbers; it holds text. Encode categories and text as numbers "
+                         "first.")
+    return arr.astype(np.float64)
+
+
 def _check_finite(values, name):
-    # a finite sum proves every entry finite, without the elementwise pass
-    if not np.isfinite(values.sum()) and not np.isfinite(values).all():
+    # a finite sum proves every entry finite, without the elementwise pass (a sum of large
+    # legitimate entries may overflow: that only sends it to the elementwise check)
+    with np.errstate(over="ignore", invalid="ignore"):
+        total = values.sum()
+    if not np.isfinite(total) and not np.isfinite(values).all():
         raise ValueError(f"{name} contains NaN or infinity; remove or impute those entries.")
+
+
+def check_scale(X, name="X"):
+    """Refuse data whose squared row norms |x_i|^2 overflow float64: every solver's step, the
+    kernels and gamma="scale" are meaningless there (a ValueError, not a NaN model)."""
+    with np.errstate(over="ignore"):
+        squares = X.multiply(X).sum(axis=1) if sp.issparse(X) else np.einsum("ij,ij->i", X, X)
+    if not np.isfinite(squares).all():
+        largest = abs(X).max() if sp.issparse(X) else np.abs(X).max()
+        raise ValueError(f"{name} has entries so large (max |x| = {largest:.3g}) that |x_i|^2 overflows float64; "
+                         "rescale it (e.g. standardize its columns) before fitting.")
+    return X
 
 
 def _check_sparse(X, name):
@@ -83,12 +107,45 @@ class DataConversionWarning(UserWarning):
     """An input was converted to the form the estimators need (e.g. a column y raveled)."""
 
 
+def _is_missing(v):
+    """None, a float NaN, or pandas' NA (recognised by name: pandas is not imported here)."""
+    return v is None or (isinstance(v, float) and v != v) or type(v).__name__ in ("NAType", "NaTType")
+
+
+def _labels_array(y):
+    """y as an array, with object labels sorted out as scikit-learn's type_of_target does:
+    missing values are refused, numbers become a numeric array (then checked like one),
+    strings stay strings, and a mix of strings and numbers is refused."""
+    y = np.asarray(y)
+    if y.dtype.kind == "c" or (y.dtype.kind == "O" and any(isinstance(v, complex) for v in y.ravel())):
+        raise ValueError("Complex labels are not supported; y must hold class labels (integers or strings).")
+    if y.dtype.kind != "O":
+        return y
+    values = y.ravel()
+    if any(_is_missing(v) for v in values):
+        raise ValueError("Input y contains NaN or infinity; every sample needs a class label.")
+    text = [isinstance(v, str) for v in values]
+    if any(text) and not all(text):
+        raise ValueError("y mixes strings and numbers as labels; use one kind (e.g. y.astype(str)).")
+    if all(text):
+        return y.astype(str)
+    if all(isinstance(v, (numbers.Integral, np.bool_)) for v in values):
+        return y.astype(np.int64)
+    try:
+        return y.astype(np.float64)
+    except (TypeError, ValueError):
+        raise ValueError("y must hold class labels (integers, strings or floats with integer values).") from None
+
+
 def check_X_y(X, y):
     """Validated ``X`` and a 1-D ``y`` of the same length."""
     X = check_array(X)
     if y is None:
         raise ValueError("This estimator requires y to be passed, but the target y is None.")
-    y = np.asarray(y)
+    if sp.issparse(y):
+        raise ValueError(f"y must be a 1-D array of labels; got a sparse matrix of shape {y.shape}: pass "
+                         "y.toarray().ravel().")
+    y = _labels_array(y)
     if y.ndim == 2 and y.shape[1] == 1:
         warnings.warn("A column-vector y was passed when a 1d array was expected; it is used as y.ravel().",
                       DataConversionWarning, stacklevel=3)
@@ -168,9 +225,11 @@ def trace_every(value):
 
 def check_random_state(seed):
     """A NumPy Generator from None, an int or a Generator."""
+    if isinstance(seed, numbers.Integral) and not isinstance(seed, bool) and seed < 0:
+        raise ValueError(f"random_state must be None, an integer >= 0 or a numpy Generator; got {seed!r}.")
     if seed is None or isinstance(seed, (numbers.Integral, np.random.Generator)) and not isinstance(seed, bool):
         return np.random.default_rng(seed)
-    raise ValueError(f"random_state must be None, an integer or a numpy Generator; got {seed!r}.")
+    raise ValueError(f"random_state must be None, an integer >= 0 or a numpy Generator; got {seed!r}.")
 
 
 def class_weights(C, class_weight, classes, codes):

@@ -25,7 +25,7 @@ from . import SolverResult
 
 def solve_linear(X, y, Ci, code, B, tol, max_iter, rng, buf):
     """Explicit features, no bias or a regularized one (no equality constraint)."""
-    L = spectral_norm_sq(X, B) + _max_diag(Ci, code)
+    L = _positive(spectral_norm_sq(X, B) + _max_diag(Ci, code))
     alpha, w, b, n_iter, converged = _projected_gradient(X, y, Ci, code, B, False, False, tol, max_iter, L, buf)
     return SolverResult(alpha, w, b, n_iter, converged)
 
@@ -33,9 +33,18 @@ def solve_linear(X, y, Ci, code, B, tol, max_iter, rng, buf):
 def solve_kernel(X, kernel, y, Ci, code, free, tol, max_iter, rng, buf):
     """A kernel: builds Q_ij = y_i y_j K(x_i, x_j) (n x n, stored); ``free`` adds the free bias."""
     Q = y[:, None] * kernel_matrix(kernel, X, X) * y[None, :]
-    L = np.sqrt(spectral_norm_sq(Q, 0.0)) + _max_diag(Ci, code)
+    L = _positive(np.sqrt(spectral_norm_sq(Q, 0.0)) + _max_diag(Ci, code))
     alpha, _, b, n_iter, converged = _projected_gradient(Q, y, Ci, code, 0.0, True, free, tol, max_iter, L, buf)
     return SolverResult(alpha, None, b, n_iter, converged)
+
+
+def _positive(L):
+    """L for the step 1/L: 1 where the data are all zero (f is then linear in alpha, and any
+    step reaches the box's corner; the monotone check guards it), a ValueError if not finite."""
+    if not np.isfinite(L):
+        raise ValueError("X is so large that the Lipschitz constant of the dual gradient overflows float64; "
+                         "rescale X (e.g. standardize its columns).")
+    return L if L > 0.0 else 1.0
 
 
 def _max_diag(Ci, code):
@@ -67,9 +76,13 @@ def _project(v, y, U, free, out):
             out[i] = min(max(v[i], 0.0), U[i])
         return out
     lo, hi = -1.0, 1.0
-    while _y_dot_clip(v, y, U, lo, out) < 0.0:
+    for _ in range(MAX_DOUBLINGS):  # h(mu) = y'clip(v - mu y) falls from >= 0 to <= 0 as mu grows
+        if _y_dot_clip(v, y, U, lo, out) >= 0.0:
+            break
         lo *= 2.0
-    while _y_dot_clip(v, y, U, hi, out) > 0.0:
+    for _ in range(MAX_DOUBLINGS):
+        if _y_dot_clip(v, y, U, hi, out) <= 0.0:
+            break
         hi *= 2.0
     for _ in range(200):  # h(mu) = y'clip(v - mu y) falls with mu: bisect for its zero
         mid = 0.5 * (lo + hi)
@@ -90,6 +103,27 @@ def _y_dot_clip(v, y, U, mu, out):
         out[i] = min(max(v[i] - mu * y[i], 0.0), U[i])
         s += y[i] * out[i]
     return s
+
+
+MAX_DOUBLINGS = 1100  # of the bisection's bracket: 2^1100 is beyond every float64
+MAX_HALVINGS = 64  # of the step 1/L: past 2^-64 of the step from the power iteration, f does not fall
+
+
+@njit(cache=True)
+def _descent_step(A, y, Ci, code, B, kernel_form, free, U, alpha, G, f, L, w, step, new, m_new):
+    """The projected step from alpha with step 1/L, L doubled until f does not rise; returns
+    (f at the new point, the L used), or (f, inf) when MAX_HALVINGS doublings did not do (f
+    not finite, or the problem unbounded: an indefinite kernel with the squared hinge)."""
+    for _ in range(MAX_HALVINGS):
+        assign(step, alpha)
+        axpy(-1.0 / L, G, step)
+        _project(step, y, U, free, new)
+        _margins(A, y, new, B, kernel_form, w, m_new)
+        f_new = _f(new, m_new, Ci, code)
+        if f_new <= f + 1e-12 * abs(f):
+            return f_new, L
+        L *= 2.0
+    return f, np.inf
 
 
 @njit(cache=True)
@@ -126,15 +160,10 @@ def _projected_gradient(A, y, Ci, code, B, kernel_form, free, tol, max_iter, L, 
         if done:
             break
         epoch += 1
-        while True:
-            assign(step, alpha)
-            axpy(-1.0 / L, G, step)
-            _project(step, y, U, free, new)
-            _margins(A, y, new, B, kernel_form, w, m_new)
-            f_new = _f(new, m_new, Ci, code)
-            if f_new <= f + 1e-12 * abs(f):
-                break
-            L *= 2.0
+        f_new, L = _descent_step(A, y, Ci, code, B, kernel_form, free, U, alpha, G, f, L, w, step, new, m_new)
+        if L == np.inf:  # no step lowers f: stop uncertified, w back at w(alpha)
+            _margins(A, y, alpha, B, kernel_form, w, m)
+            return alpha, w, b, epoch, False
         dw2 = dot(new, m_new) - 2.0 * dot(alpha, m_new) + dot(alpha, m)  # |dw|^2 = d' Q d
         dw_norm = np.sqrt(max(dw2, 0.0))
         assign(alpha, new)

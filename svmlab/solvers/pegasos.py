@@ -38,12 +38,14 @@ value; the iterates are bit for bit those of computing everything afresh.
 """
 
 import math
+import warnings
 
 import numpy as np
 from numba import njit
 
 from .. import objective as obj
 from .. import trace
+from ..estimators import ConvergenceWarning
 from ..rows import (assign, distance, dot, margins, n_cols, n_rows, prefetch, prefetch_row, row_axpy, row_dot,
                     row_sqnorm)
 from ..validation import check_bool, one_of, positive_int
@@ -66,7 +68,21 @@ def solve(X, y, Ci, code, B, tol, max_iter, rng, buf, batch_size, output, projec
     seed = int(rng.integers(2**31 - 1))
     pick = int(rng.integers(T // 2, T)) if output_code == _RANDOM_ITERATE else -1
     w, alpha, n_iter = _pegasos(X, y, Ci, B, max_iter, seed, buf, k, output_code, radius, T // 2, pick)
+    if not (np.isfinite(w).all() and np.isfinite(alpha).all()):
+        raise ValueError(f"Pegasos' iterate overflowed: its steps n C_i / t are too large for C up to {Ci.max():g} "
+                         "on this data. Lower C, rescale X, or use solver='sdca' or 'dcd'.")
+    _warn_if_worse_than_zero(X, y, Ci, B, w)
     return SolverResult(alpha, w, 0.0, n_iter, True)
+
+
+def _warn_if_worse_than_zero(X, y, Ci, B, w):
+    """A ConvergenceWarning when the returned w has a higher primal than w = 0 (P(0) = sum_i C_i):
+    Pegasos has no certificate, but a result worse than not fitting at all is not left silent."""
+    p = obj.primal_value(dot(w, w), margins(X, y, w, B, np.empty(len(y))), Ci, obj.HINGE)
+    if p > Ci.sum():
+        warnings.warn(f"Pegasos returned w with P(w) = {p:.3g}, above P(0) = {Ci.sum():.3g}: its steps 1/(lambda t) "
+                      "are too large for this C and budget. Increase max_iter, lower C, or use solver='sdca' or "
+                      "'dcd', which certify their result.", ConvergenceWarning, stacklevel=4)
 
 
 # The iterate is w = a v, so that the shrink and the projection only change the scale a; its
@@ -175,9 +191,9 @@ def _project_and_fold(v, u, s, radius):
     """w <- min(1, r/|w|) w (eq. 7.3); then, if a is tiny, fold it into v and u (w, alpha, S
     unchanged)."""
     norm = s[0] * np.sqrt(max(s[1], 0.0))
-    if norm > radius:
+    if radius < norm < np.inf:  # an infinite norm (overflow) is left for solve() to refuse
         s[0] *= radius / norm
-    if s[0] < _RESCALE:
+    if 0.0 < s[0] < _RESCALE:
         for j in range(v.shape[0]):
             v[j] *= s[0]
         for i in range(u.shape[0]):

@@ -55,7 +55,7 @@ from .. import objective as obj
 from .. import trace
 from ..rows import (assign, axpy, distance, dot, margins, multiply, n_cols, n_rows, prefetch, prefetch_row,
                     rmatvec, row_axpy, row_dot)
-from ..validation import check_bool, one_of, positive_int, positive_number
+from ..validation import check_bool, one_of, positive_int
 from . import SolverResult
 from .dcd import LOOKAHEAD, diagonals
 
@@ -90,9 +90,9 @@ def solve(X, y, Ci, code, B, tol, max_iter, rng, buf, order, output, smoothing, 
 
 
 def _smoothing(value):
-    if isinstance(value, numbers.Real) and not isinstance(value, bool) and value == 0:
-        return 0.0
-    return positive_number(value, "smoothing (a number >= 0)")
+    if isinstance(value, numbers.Real) and not isinstance(value, bool) and np.isfinite(value) and value >= 0:
+        return float(value)
+    raise ValueError(f"smoothing must be a finite number >= 0 (0 is the plain hinge); got {value!r}.")
 
 
 def asdca_theta(gamma, C_max, R2, batch):

@@ -32,6 +32,12 @@ def solve(X, y, Ci, code, B, tol, max_iter, rng, buf):
 
 
 @njit(cache=True)
+def _certified(p, d, tol):
+    """P - D <= tol |P| with both finite (inf <= inf would read as certified)."""
+    return np.isfinite(p) and np.isfinite(d) and p - d <= tol * abs(p)
+
+
+@njit(cache=True)
 def _subgradient_descent(X, y, Ci, code, B, tol, max_iter, L, buf):
     n = n_rows(X)
     w = np.zeros(n_cols(X) + 1)
@@ -61,7 +67,7 @@ def _subgradient_descent(X, y, Ci, code, B, tol, max_iter, L, buf):
             best_p = p
             assign(best_w, w)
             assign(best_alpha, alpha)
-        done = p - d <= tol * abs(p) or epoch >= max_iter
+        done = _certified(p, d, tol) or epoch >= max_iter
         if trace.due(buf, epoch, done):
             t = trace.pause(buf)
             if code == obj.SQUARED_HINGE:  # gradient at alpha needs the margins of w(alpha) = v
@@ -82,6 +88,6 @@ def _subgradient_descent(X, y, Ci, code, B, tol, max_iter, L, buf):
         if code == obj.HINGE:
             axpy(-1.0, alpha, c)
             axpy(eta, c, alpha)
-    if p - d <= tol * abs(p):  # the certified iterate
+    if _certified(p, d, tol):  # the certified iterate
         return alpha, w, epoch, True
     return best_alpha, best_w, epoch, False
