@@ -14,13 +14,16 @@ from numba import njit, objmode
 
 FIELDS = ("epoch", "primal", "dual", "gap", "kkt", "n_active", "dw_norm", "time")
 MAX_SNAPSHOTS = 64
+MAX_ROWS = 2048  # a trace keeps at most this many records, thinned as it fills (not sized by max_iter)
 MAX_SNAPSHOT_FLOATS = 4_000_000
 
 Buffers = namedtuple("Buffers", "every rows state clock snap_epoch snap_alpha snap_w")
 Buffers.__doc__ = """Trace buffers a numba kernel writes into.
 
 every: record every k epochs (0: off); rows: (R, 8) float64, one row per record, columns
-FIELDS; state: int64 [records, snapshots, snapshot stride]; clock: float64 [start, time spent
+FIELDS, R <= MAX_ROWS; state: int64 [records, snapshots, snapshot stride, record stride] (records
+are kept every ``every * record stride`` epochs; the stride doubles, dropping every other row,
+when the rows fill); clock: float64 [start, time spent
 recording, start of the current record]; snap_*: bounded snapshots of alpha and w.
 """
 
@@ -70,12 +73,12 @@ class Recorder:
     def __init__(self, every, max_epochs, n_samples, w_size):
         self.every = int(every)
         on = self.every > 0
-        n_rows = max_epochs // self.every + 2 if on else 0
+        n_rows = min(max_epochs // self.every + 2, MAX_ROWS) if on else 0
         n_snap = min(MAX_SNAPSHOTS, MAX_SNAPSHOT_FLOATS // max(n_samples + w_size, 1)) if on else 0
         self.buffers = Buffers(
             np.int64(self.every),
             np.zeros((n_rows, len(FIELDS))),
-            np.array([0, 0, 1], dtype=np.int64),
+            np.array([0, 0, 1, 1], dtype=np.int64),
             np.zeros(3),
             np.zeros(n_snap, dtype=np.int64),
             np.zeros((n_snap, n_samples if on else 0)),
@@ -121,8 +124,9 @@ def start(buf):
 
 @njit(cache=True)
 def due(buf, epoch, done):
-    """Whether this epoch is recorded: every ``every`` epochs, and the last one."""
-    return buf.every > 0 and (done or epoch % buf.every == 0)
+    """Whether this epoch is recorded: every ``every`` epochs (times the record stride, once the
+    rows have been thinned), and the last one."""
+    return buf.every > 0 and (done or epoch % (buf.every * buf.state[3]) == 0)
 
 
 @njit(cache=True)
@@ -135,7 +139,14 @@ def pause(buf):
 
 @njit(cache=True)
 def record(buf, epoch, primal, dual, kkt, n_active, dw_norm, solver_time, alpha, w, last):
-    """Append one row, keep a snapshot when due, and restart the solver's clock."""
+    """Append one row, keep a snapshot when due, and restart the solver's clock. When the rows
+    are full but for the last, every other record is dropped and the record stride doubles, so
+    that the trace spans the whole run in a bounded buffer."""
+    if not last and buf.state[0] >= buf.rows.shape[0] - 1:
+        _thin(buf)
+        if epoch % (buf.every * buf.state[3]) != 0:
+            buf.clock[1] += now() - buf.clock[2]
+            return
     k = buf.state[0]
     if k < buf.rows.shape[0]:
         row = buf.rows[k]
@@ -150,6 +161,18 @@ def record(buf, epoch, primal, dual, kkt, n_active, dw_norm, solver_time, alpha,
         buf.state[0] = k + 1
         _snapshot(buf, k, epoch, alpha, w, last)
     buf.clock[1] += now() - buf.clock[2]
+
+
+@njit(cache=True)
+def _thin(buf):
+    """Keep rows 0, 2, 4, ... and double the record stride."""
+    kept = 0
+    for r in range(0, buf.state[0], 2):
+        for c in range(buf.rows.shape[1]):
+            buf.rows[kept, c] = buf.rows[r, c]
+        kept += 1
+    buf.state[0] = kept
+    buf.state[3] *= 2
 
 
 @njit(cache=True)
