@@ -12,7 +12,10 @@ matplotlib is not imported.
 
 from importlib import import_module
 
+from ._numba_cache import ensure_cache
+
 __version__ = "0.1.0"
+ensure_cache()
 
 _LAZY = {
     "LinearSVM": "estimators",

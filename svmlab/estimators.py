@@ -5,9 +5,7 @@ calls a solver kernel (:mod:`svmlab.solvers`) and wraps the result in fitted att
 a trailing underscore. scikit-learn is not imported here.
 """
 
-import functools
 import inspect
-import sys
 import warnings
 from collections import namedtuple
 from itertools import combinations
@@ -18,8 +16,9 @@ from . import solvers
 from .kernels import KERNELS, check_positive_semidefinite, kernel_matvec, make_kernel
 from .rows import as_rows
 from .trace import Recorder
-from .validation import (check_bool, check_features, check_random_state, check_scale, check_X_y, class_labels, class_weights,
-                         loss_code, one_of, positive_int, positive_number, trace_every)
+from .validation import (check_bool, check_features, check_random_state, check_scale, check_X_y, class_labels,
+                         class_weights, loss_code, one_of, positive_int, positive_number, joined_by_name,
+                         sklearn_compatible, trace_every)
 
 
 class ConvergenceWarning(UserWarning):
@@ -31,15 +30,11 @@ class NotFittedError(ValueError, AttributeError):
     """A method that needs a fitted model was called before ``fit``."""
 
 
-@functools.cache
-def _not_fitted_error_class(with_sklearn):
-    """svmlab's NotFittedError, which is also scikit-learn's when scikit-learn is loaded (its
-    tools are the ones calling then), so code catching either recognises it."""
-    if not with_sklearn:
-        return NotFittedError
-    from sklearn.exceptions import NotFittedError as SklearnNotFitted
-
-    return type("NotFittedError", (NotFittedError, SklearnNotFitted), {"__module__": __name__})
+def __getattr__(name):  # scikit-learn's twin of NotFittedError, for pickle (validation.sklearn_compatible)
+    joined = joined_by_name(name, (NotFittedError,))
+    if joined is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    return joined
 
 
 # One binary problem's solution: dual variables, (coef, intercept), epochs, tol met, trace.
@@ -157,8 +152,8 @@ class _SVMBase:
     # -- prediction ----------------------------------------------------------------------
     def _check_fitted(self, X):
         if not hasattr(self, "classes_"):
-            error = _not_fitted_error_class("sklearn.exceptions" in sys.modules)
-            raise error(f"This {type(self).__name__} is not fitted yet; call fit(X, y) first.")
+            raise sklearn_compatible(NotFittedError)(f"This {type(self).__name__} is not fitted yet; call fit(X, y) "
+                                                     "first.")
         return check_features(X, self.n_features_in_, type(self).__name__)
 
     def predict(self, X):

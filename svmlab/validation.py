@@ -5,7 +5,9 @@ that names what is wrong and what is accepted. Nothing is changed in place: when
 be converted, the result is a new array and the caller's is left as it was.
 """
 
+import functools
 import numbers
+import sys
 import warnings
 
 import numpy as np
@@ -107,6 +109,44 @@ class DataConversionWarning(UserWarning):
     """An input was converted to the form the estimators need (e.g. a column y raveled)."""
 
 
+def sklearn_compatible(cls):
+    """``cls``, or when scikit-learn is loaded a subclass of both ``cls`` and scikit-learn's
+    class of the same name (sklearn.exceptions), so that ``except`` clauses and warning filters
+    written for either catch it. Called where svmlab raises or warns: ``import svmlab`` never
+    imports scikit-learn."""
+    module = sys.modules.get("sklearn.exceptions")
+    theirs = getattr(module, cls.__name__, None) if module is not None else None
+    return cls if theirs is None else _joined(cls, theirs)
+
+
+@functools.cache
+def _joined(ours, theirs):
+    """The subclass of both, named in its module as ``_<Name>ForSklearn`` so that pickle finds
+    it by reference (the modules' ``__getattr__`` make it in a process that has not yet)."""
+    name = f"_{ours.__name__}ForSklearn"
+    joined = type(ours.__name__, (ours, theirs), {"__module__": ours.__module__, "__qualname__": name,
+                                                   "__doc__": ours.__doc__})
+    setattr(sys.modules[ours.__module__], name, joined)
+    return joined
+
+
+def joined_by_name(name, classes):
+    """Module ``__getattr__`` helper: the joined class ``name`` for one of ``classes``."""
+    for cls in classes:
+        if name == f"_{cls.__name__}ForSklearn":
+            import sklearn.exceptions
+
+            return _joined(cls, getattr(sklearn.exceptions, cls.__name__))
+    return None
+
+
+def __getattr__(name):
+    joined = joined_by_name(name, (DataConversionWarning,))
+    if joined is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    return joined
+
+
 def _is_missing(v):
     """None, a float NaN, or pandas' NA (recognised by name: pandas is not imported here)."""
     return v is None or (isinstance(v, float) and v != v) or type(v).__name__ in ("NAType", "NaTType")
@@ -148,7 +188,7 @@ def check_X_y(X, y):
     y = _labels_array(y)
     if y.ndim == 2 and y.shape[1] == 1:
         warnings.warn("A column-vector y was passed when a 1d array was expected; it is used as y.ravel().",
-                      DataConversionWarning, stacklevel=3)
+                      sklearn_compatible(DataConversionWarning), stacklevel=3)
         y = y.ravel()
     if y.ndim != 1:
         raise ValueError(f"y must be 1-D with one label per sample; got shape {y.shape}.")
