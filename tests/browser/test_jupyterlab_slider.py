@@ -31,6 +31,7 @@ Outside CI the test skips when ``/usr/bin/chromium`` or Playwright is missing; w
 
 from __future__ import annotations
 
+import contextlib
 import importlib.util
 import json
 import os
@@ -207,30 +208,35 @@ def _serve(tmp_path, notebook):
         _stop(proc)
 
 
-@pytest.fixture
-def chromium_page():
-    """A Playwright page in headless Debian Chromium that can reach only the loopback."""
+@contextlib.contextmanager
+def launched_chromium():
+    """Headless Debian Chromium through Playwright; a skip (a failure in CI) when missing."""
     if not os.path.exists(CHROMIUM):
         _unavailable(f"{CHROMIUM} is missing (apt-get install chromium chromium-driver)")
     try:
         from playwright.sync_api import sync_playwright
     except ImportError:
         _unavailable("the playwright Python package is not installed")
-
     with sync_playwright() as p:
         browser = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
         try:
-            context = browser.new_context(viewport={"width": 1400, "height": 1000})
-            # Nothing leaves the machine: any request not to the loopback is aborted.
-            context.route(
-                "**/*",
-                lambda route: route.continue_() if _is_loopback(route.request.url) else route.abort(),
-            )
-            context.set_default_timeout(EXPECT_MS)
-            page = context.new_page()
-            yield page
+            yield browser
         finally:
             browser.close()
+
+
+@pytest.fixture
+def chromium_page():
+    """A Playwright page in headless Debian Chromium that can reach only the loopback."""
+    with launched_chromium() as browser:
+        context = browser.new_context(viewport={"width": 1400, "height": 1000})
+        # Nothing leaves the machine: any request not to the loopback is aborted.
+        context.route(
+            "**/*",
+            lambda route: route.continue_() if _is_loopback(route.request.url) else route.abort(),
+        )
+        context.set_default_timeout(EXPECT_MS)
+        yield context.new_page()
 
 
 def _margin(text: str) -> str:

@@ -13,7 +13,7 @@ from urllib.parse import unquote, urlparse
 
 import pytest
 
-from .test_jupyterlab_slider import CHROMIUM, CHROMIUM_ARGS, REPO, WIDGET_REPRS, _unavailable
+from .test_jupyterlab_slider import REPO, WIDGET_REPRS, launched_chromium
 
 pytestmark = [pytest.mark.browser, pytest.mark.timeout(300)]
 PAGES = ("01_primal", "03_dcd", "05_smo")
@@ -32,19 +32,11 @@ def site(tmp_path_factory):
 
 @pytest.fixture(scope="module")
 def browser():
-    if not Path(CHROMIUM).exists():
-        _unavailable(f"{CHROMIUM} is missing (apt-get install chromium chromium-driver)")
-    try:
-        from playwright.sync_api import sync_playwright
-    except ImportError:
-        _unavailable("the playwright Python package is not installed")
-    with sync_playwright() as p:
-        launched = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
+    with launched_chromium() as launched:
         yield launched
-        launched.close()
 
 
-def _internal_targets(page, html_dir, here):
+def _internal_targets(page):
     """The local files the page's links point at (without #fragments)."""
     targets = set()
     for href in page.eval_on_selector_all("a[href]", "els => els.map(e => e.href)"):
@@ -78,7 +70,7 @@ def test_a_chapter_page_reads_offline(site, browser, name, tmp_path):
     assert page.locator("img").count() > 0 and not broken, f"images that did not load: {broken}"
     outputs = " ".join(page.locator(".cell_output").all_inner_texts())  # code may name FloatLogSlider; outputs not
     assert outputs and not any(r in outputs for r in WIDGET_REPRS)
-    missing = [str(t) for t in _internal_targets(page, site, name) if not t.exists()]
+    missing = [str(t) for t in _internal_targets(page) if not t.exists()]
     assert not missing, f"links to pages that do not exist: {missing}"
     assert not refused, f"the page asked the network for {refused[:5]}"
     page.screenshot(path=str(tmp_path / f"{name}.png"), full_page=False)
