@@ -5,8 +5,8 @@ import warnings
 import numpy as np
 
 from .. import estimators
-from ..validation import (check_bool, check_random_state, check_X_y, class_labels, class_weights, loss_code,
-                          one_of, positive_int, positive_number, trace_every)
+from ..validation import (check_bool, check_random_state, check_scale, check_X_y, class_labels, class_weights,
+                          loss_code, one_of, positive_int, positive_number, trace_every)
 from . import blocks, local
 from .cocoa import CoCoA
 
@@ -55,8 +55,6 @@ class LinearSVM(estimators.LinearSVM):
         self.random_state = random_state
         self.trace = trace
 
-    solver = "cocoa+"
-
     def fit(self, X, y):
         """Solve on the cluster; returns self."""
         from distributed import Client, get_client
@@ -102,7 +100,7 @@ class LinearSVM(estimators.LinearSVM):
                                      o["passes"], o["order"])
             seeds = [int(o["rng"].integers(2**31 - 1)) for _ in range(K)]
             fits.append(solver.run(key, problem, seeds, o["tol"], o["max_rounds"]))
-        self._keep(fits, o["B"], d)
+        self._keep(fits, o["B"], d, o["trace"])
 
     def _problems(self, weights):
         """(the +1 class, its C_i, each class's C_i as -1) of each binary problem: one for two
@@ -112,13 +110,16 @@ class LinearSVM(estimators.LinearSVM):
         C = positive_number(self.C, "C")
         return [(k, weights[k], np.full(len(weights), C)) for k in range(len(weights))]
 
-    def _keep(self, fits, B, d):
+    def _keep(self, fits, B, d, trace):
         self.coef_ = np.array([f.w[:d] for f in fits])
         self.intercept_ = np.array([B * f.w[d] for f in fits])
         alpha = np.array([f.alpha for f in fits])
         self.alpha_ = alpha[0] if len(fits) == 1 else alpha
         self.n_iter_ = max(f.n_rounds for f in fits)
-        traces = [f.trace for f in fits] if self.trace else None
+        if not all(np.isfinite(f.w).all() and np.isfinite(f.alpha).all() for f in fits):
+            raise ValueError("CoCoA+ produced NaN or infinite values on this data: the problem is numerically out of "
+                             "range. Rescale X or lower C.")
+        traces = [f.trace for f in fits] if trace else None
         self.trace_ = None if traces is None else (traces[0] if len(fits) == 1 else traces)
         if not all(f.converged for f in fits):
             warnings.warn(f"{type(self).__name__} stopped at max_rounds={self.max_rounds} before the relative "
@@ -137,6 +138,7 @@ def _blocks(client, X, y, n_blocks):
     if _is_dask(X):
         return _dask_blocks(client, X, y)
     X, y = check_X_y(X, y)
+    check_scale(X)
     classes, codes = class_labels(y)
     K = min(X.shape[0], n_blocks or _threads(client))
     bounds = np.linspace(0, X.shape[0], K + 1).astype(int)
