@@ -59,6 +59,8 @@ REPROS = [  # (fit expression, outcome, what the message must say)
      "not positive semi-definite"),
     ('svmlab.KernelSVM(selection="max_violating", loss="squared_hinge", kernel="poly", coef0=-1.0).fit(X, y)',
      VALUE_ERROR, "not positive semi-definite"),
+    ('svmlab.KernelSVM(selection="random", loss="squared_hinge", kernel="poly", coef0=-1.0).fit(X, y)',
+     VALUE_ERROR, "not positive semi-definite"),
     ('svmlab.KernelSVM(solver="dcd", fit_intercept=False, loss="squared_hinge", kernel="poly", coef0=-1.0)'
      '.fit(X, y)', VALUE_ERROR, "not positive semi-definite"),
     ('svmlab.KernelSVM(kernel="poly", coef0=-1.0).fit(X, y)', "UserWarning", ""),
@@ -114,6 +116,7 @@ def _with(y, index, value):
 LABELS = [  # (X from the repro X, y from the repro y, what the ValueError must say)
     (lambda X: X, lambda y: _with(y, 3, np.nan), "NaN or infinity"),
     (lambda X: X, lambda y: _with(y, 0, None), "NaN or infinity"),
+    (lambda X: X, lambda y: _with(y, 5, type("NAType", (), {})()), "NaN or infinity"),  # pandas' NA, by its type name
     (lambda X: X, lambda y: np.array(["a" if v else 1 for v in y], dtype=object), "mixes strings and numbers"),
     (lambda X: X, lambda y: y + 1j, "Complex labels"),
     (lambda X: X, lambda y: _with(y, slice(None), np.arange(60) * 0.37), "continuous"),
