@@ -16,7 +16,7 @@ from . import solvers
 from .kernels import KERNELS, check_positive_semidefinite, kernel_matvec, make_kernel
 from .rows import as_rows
 from .trace import Recorder
-from .validation import (check_bool, check_features, check_random_state, check_scale, check_X_y, class_labels,
+from .validation import (check_bool, check_features, check_random_state, check_X_y, class_labels,
                          class_weights, loss_code, one_of, positive_int, positive_number, joined_by_name,
                          sklearn_compatible, trace_every)
 
@@ -93,7 +93,6 @@ class _SVMBase:
         Returns self."""
         options = self._check_params()
         X, y = check_X_y(X, y)
-        check_scale(X)
         self.classes_, codes = class_labels(y)
         self.n_features_in_ = X.shape[1]
         self._setup(X)

@@ -18,6 +18,12 @@ from .objective import LOSS_CODES
 
 def check_array(X, name="X"):
     """A finite, non-empty 2-D float64 array (C order) or canonical float64 CSR matrix."""
+    return _validated(X, name)[0]
+
+
+def _validated(X, name):
+    """:func:`check_array`'s array, and whether its sum of squares is finite (then no row's
+    |x_i|^2 overflows either, which :func:`check_X_y` needs to know for a fit)."""
     if sp.issparse(X):
         return _check_sparse(X, name)
     try:
@@ -40,8 +46,7 @@ def check_array(X, name="X"):
     arr = np.ascontiguousarray(arr, dtype=np.float64)
     if not arr.flags.writeable:  # a read-only view would make numba compile every kernel again
         arr = arr.copy()
-    _check_finite(arr, name)
-    return arr
+    return arr, _check_finite(arr.ravel(), name)
 
 
 def _numbers_from_objects(arr, name):
@@ -54,15 +59,19 @@ def _numbers_from_objects(arr, name):
 
 
 def _check_finite(values, name):
-    # a finite sum proves every entry finite, without the elementwise pass (a sum of large
-    # legitimate entries may overflow: that only sends it to the elementwise check)
+    """Refuse NaN and infinity in the 1-D ``values``; returns whether their sum of squares is
+    finite. One pass (a BLAS dot) proves both every entry finite and every |x_i|^2 finite; only
+    when it overflows (NaN, infinity, or legitimately huge entries) is each entry checked."""
     with np.errstate(over="ignore", invalid="ignore"):
-        total = values.sum()
-    if not np.isfinite(total) and not np.isfinite(values).all():
+        squares = np.dot(values, values)
+    if np.isfinite(squares):
+        return True
+    if not np.isfinite(values).all():
         raise ValueError(f"{name} contains NaN or infinity; remove or impute those entries.")
+    return False
 
 
-def check_scale(X, name="X"):
+def _check_scale(X, name):
     """Refuse data whose squared row norms |x_i|^2 overflow float64: every solver's step, the
     kernels and gamma="scale" are meaningless there (a ValueError, not a NaN model)."""
     with np.errstate(over="ignore"):
@@ -88,8 +97,7 @@ def _check_sparse(X, name):
             raise ValueError(f"{name} has {X.nnz} non-zeros; svmlab's kernels index them with 32-bit integers.")
         X.indices = X.indices.astype(np.int32, copy=False)
         X.indptr = X.indptr.astype(np.int32, copy=False)
-    _check_finite(X.data, name)
-    return X
+    return X, _check_finite(X.data, name)
 
 
 def _is_canonical_csr(X):
@@ -178,8 +186,10 @@ def _labels_array(y):
 
 
 def check_X_y(X, y):
-    """Validated ``X`` and a 1-D ``y`` of the same length."""
-    X = check_array(X)
+    """Validated ``X`` (finite, and no |x_i|^2 overflowing) and a 1-D ``y`` of the same length."""
+    X, squares_finite = _validated(X, "X")
+    if not squares_finite:
+        _check_scale(X, "X")
     if y is None:
         raise ValueError("This estimator requires y to be passed, but the target y is None.")
     if sp.issparse(y):

@@ -5,7 +5,7 @@ import warnings
 import numpy as np
 
 from .. import estimators
-from ..validation import (check_bool, check_random_state, check_scale, check_X_y, class_labels, class_weights,
+from ..validation import (check_bool, check_random_state, check_X_y, class_labels, class_weights,
                           loss_code, one_of, positive_int, positive_number, trace_every)
 from . import blocks, local
 from .cocoa import CoCoA
@@ -138,7 +138,6 @@ def _blocks(client, X, y, n_blocks):
     if _is_dask(X):
         return _dask_blocks(client, X, y)
     X, y = check_X_y(X, y)
-    check_scale(X)
     classes, codes = class_labels(y)
     K = min(X.shape[0], n_blocks or _threads(client))
     bounds = np.linspace(0, X.shape[0], K + 1).astype(int)
