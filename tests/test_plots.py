@@ -260,3 +260,26 @@ def test_confusion_matrix_counts_pairs():
     image = ax.images[0].get_array()
     np.testing.assert_array_equal(image, [[1, 1, 0], [0, 1, 0], [1, 0, 2]])
     assert sorted(t.get_text() for t in ax.texts) == ["1", "1", "1", "1", "2"]  # zeros left blank
+
+
+def test_plot_digit_grid_tiles_every_image_with_its_value(ax):
+    rng = np.random.default_rng(0)
+    images = rng.uniform(0.0, 1.0, (5, 12))
+    values = np.array([0.5, -1.25, 2.0, -0.1, 0.3])
+    assert plots.plot_digit_grid(images, values, shape=(3, 4), columns=2, ax=ax) is ax
+    (shown,) = ax.get_images()
+    mosaic = np.ma.filled(shown.get_array(), np.nan)
+    assert mosaic.shape == (3 * 4 + 1, 2 * 5 + 1)  # 3 rows of 2 tiles, one blank pixel around each
+    np.testing.assert_array_equal(mosaic[1:4, 6:10], images[1].reshape(3, 4))  # second tile, first row
+    np.testing.assert_array_equal(mosaic[9:12, 1:5], images[4].reshape(3, 4))  # fifth tile, third row
+    assert np.isnan(mosaic[9:12, 6:10]).all()  # no sixth image
+    assert [t.get_text() for t in ax.texts] == ["+0.50", "-1.25", "+2.00", "-0.10", "+0.30"]
+    assert ax.texts[0].get_color() != ax.texts[1].get_color()
+
+
+def test_plot_digit_grid_refuses_mismatched_input(ax):
+    with pytest.raises(ValueError, match="shape"):
+        plots.plot_digit_grid(np.zeros((2, 10)), [1.0, 2.0], shape=(3, 4), ax=ax)
+    with pytest.raises(ValueError, match="2 images for 3 values"):
+        plots.plot_digit_grid(np.zeros((2, 12)), [1.0, 2.0, 3.0], shape=(3, 4), ax=ax)
+

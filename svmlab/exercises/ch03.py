@@ -1,0 +1,126 @@
+"""Checks of chapter 3's exercises (notebooks/03_dcd.ipynb)."""
+
+import warnings
+from functools import lru_cache
+
+import numpy as np
+
+from .. import ConvergenceWarning, LinearSVM, SVMProblem, datasets
+from . import close, exercise, is_number
+
+
+def _toy(n=None):
+    X, y = datasets.make_toy()
+    return (X, y) if n is None else (X[:n], y[:n])
+
+
+def _fit(model, X, y):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        return model.fit(X, y)
+
+
+def _l2_optimum(X, y, C):
+    """The optimal value of the C-form L2-loss primal (bias as a feature, B = 1), and the model."""
+    model = _fit(LinearSVM(loss="squared_hinge", C=C, tol=1e-10, max_iter=100_000, random_state=0), X, y)
+    problem = SVMProblem(X, y, C=C, loss="squared_hinge", bias="regularized")
+    return problem.primal(model.coef_, model.intercept_), model
+
+
+@exercise("3.1", wrong=[1.0, 0.5, 0.0])
+def _(answer):
+    X, y = _toy(200)
+    model = _fit(LinearSVM(C=1.0, order="cyclic", shrinking=False, max_iter=1), X, y)
+    if not is_number(answer):
+        return "give one number, the new alpha_0"
+    if close(answer, min(1.0 / (X[0] @ X[0]), 1.0)):
+        return "the bias feature B = 1 belongs to x_0 too: it adds B^2 to Qbar_00"
+    if not close(answer, model.alpha_[0], rtol=1e-8):
+        return "at alpha = 0, w = 0 the gradient (3.4) is the same for every i; then clip the vertex to [0, C] by (3.5)"
+    return None
+
+
+@lru_cache(maxsize=None)
+def _l2_values():
+    X, y = _toy(200)
+    return {C: _l2_optimum(X, y, C)[0] for C in (0.5, 1.0, 2.0)}
+
+
+@exercise("3.2", wrong=[0.0, 1.0, 100.0])
+def _(answer):
+    if not is_number(answer):
+        return "give one number, the optimal primal value"
+    values = _l2_values()
+    if close(answer, values[1.0], rtol=1e-5):
+        return "that is the optimum of eq. (2)'s form C sum xi^2; the penalty of eq. (3) is smaller"
+    if close(answer, values[2.0], rtol=1e-5):
+        return "the C/2 form is the C-form with a smaller C', not a larger one"
+    if not close(answer, values[0.5], rtol=1e-5):
+        return "write (C/2) sum xi^2 as C' sum xi^2, solve that C-form problem and evaluate its primal"
+    return None
+
+
+@lru_cache(maxsize=None)
+def _margins():
+    X, y = _toy(200)
+    _, model = _l2_optimum(X, y, 1.0)
+    return np.maximum(0.0, 1.0 - y * model.decision_function(X))
+
+
+@exercise("3.3", wrong=[np.zeros(200), np.ones(200)])
+def _(answer):
+    slack = _margins()
+    if np.shape(answer) != slack.shape:
+        return "give one alpha_i per sample of the subsample (an array of length 200)"
+    if close(answer, slack, rtol=1e-6, atol=1e-8):
+        return "that is the slack xi_i; (2.12) scales it by 2 C_i"
+    if not close(answer, 2.0 * slack, rtol=1e-6, atol=1e-8):
+        return "use y_i f(x_i) from decision_function and (2.12), with C_i = 1"
+    return None
+
+
+def _grid():
+    for a in (0.0, 0.3, 2.0):
+        for G in (-1.5, -0.2, 0.0, 0.4, 3.0):
+            for Q in (0.7, 2.5):
+                yield a, G, Q
+
+
+@exercise("3.4", wrong=[lambda a, G, Q: max(a - max(G, 0.0) / Q, 0.0),   # the clipped gradient
+                        lambda a, G, Q: max(a - G / (Q + 0.5), 0.0),       # the double diagonal
+                        lambda a, G, Q: min(max(a - G / Q, 0.0), 1.0)])    # a box that the L2 loss has not
+def _(answer):
+    if not callable(answer):
+        return "the answer is a function step(alpha_i, G_i, Qbar_ii) returning the new alpha_i"
+    for a, G, Q in _grid():
+        got = answer(a, G, Q)
+        if not is_number(got) and not (isinstance(got, np.ndarray) and got.size == 1):
+            return "return one number, the new alpha_i"
+        if float(got) < 0.0:
+            return "the new alpha_i must stay feasible: alpha_i >= 0"
+        if not close(float(got), max(a - G / Q, 0.0), rtol=1e-12, atol=1e-12):
+            kind = "negative" if G < 0 else "positive" if G > 0 else "zero"
+            return (f"wrong for a {kind} gradient: minimise the parabola (3.3) over alpha_i + d >= 0, "
+                    "with Qbar_ii as given (it holds D_ii already)")
+    return None
+
+
+@lru_cache(maxsize=None)
+def _dw_distance():
+    X, y = _toy()
+    P_star, _ = _l2_optimum(X, y, 0.1)
+    model = _fit(LinearSVM(loss="squared_hinge", C=0.1, tol=1e-3, stopping="dw", random_state=0), X, y)
+    problem = SVMProblem(X, y, C=0.1, loss="squared_hinge", bias="regularized")
+    return (problem.primal(model.coef_, model.intercept_) - P_star) / P_star
+
+
+@exercise("3.5", wrong=[0.0, 1.0, -1.0])
+def _(answer):
+    if not is_number(answer):
+        return "give one number, (P - P*) / P*"
+    expected = _dw_distance()
+    if answer < 0:
+        return "P* is the optimum: no feasible w has a smaller primal value, so (P - P*) / P* >= 0"
+    if not close(answer, expected, rtol=1e-3, atol=1e-15):
+        return "fit with stopping='dw' at tol=1e-3 and C=0.1, then compare its primal with the tight fit's"
+    return None
