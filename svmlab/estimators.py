@@ -195,7 +195,7 @@ class LinearSVM(_SVMBase):
     order : "permutation", "cyclic" or "random" (with replacement), "dcd" and "sdca": the
         order of the coordinates within an epoch.
     stopping : "pg" (LIBLINEAR's projected-gradient rule) or "dw" (|w_k - w_(k-1)| < tol,
-        seed 000's rule), "dcd".
+        Roethel & Brynda's rule), "dcd".
     batch_size : int >= 1, "sdca" and "pegasos": samples per step.
     output : "last", "average" (over the second half of the epochs) or "random" (an iterate
         of the second half), "sdca" and "pegasos".

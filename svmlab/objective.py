@@ -13,7 +13,7 @@ and its dual, reported as the maximisation value (book eq. 2.9, chapter 2)::
     D(alpha) = sum_i alpha_i - 1/2 |w(alpha)|^2 - 1/2 sum_i D_ii alpha_i^2,   0 <= alpha_i <= U_i
 
 with D_ii = 0, U_i = C_i for the hinge and D_ii = 1/(2 C_i), U_i = inf for the squared hinge
-(the table of seed 001). ``wnorm2`` is |w|^2, including (b/B)^2 when the bias is a regularized
+(the table of Welt Xing (2021)). ``wnorm2`` is |w|^2, including (b/B)^2 when the bias is a regularized
 feature; for a kernel it is alpha' Q alpha.
 """
 

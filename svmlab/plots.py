@@ -129,7 +129,7 @@ def _draw_points(ax, X, y, alpha=None, upper=None):
 def plot_support_vectors(X, y, alpha, upper=None, ax=None):
     """The points of a 2-D data set, each drawn with an area that grows with its alpha.
 
-    As seed 000's Figure 4: points with alpha = 0 (not support vectors) are small dots, the
+    As Roethel & Brynda's Figure 4: points with alpha = 0 (not support vectors) are small dots, the
     support vectors grow with their dual variable. With ``upper`` (the box bound C, a scalar
     or one value per sample) the bounded support vectors (alpha = C, inside the margin or
     misclassified) get a grey square and the free ones (0 < alpha < C, on the margin) a black

@@ -58,7 +58,7 @@ def bias(alpha, G, y, U):
 
 
 def dcd(Q, C, loss="hinge", tol=1e-10, max_epochs=100_000):
-    """Bias-free dual coordinate descent (seed 001), cyclic; returns alpha.
+    """Bias-free dual coordinate descent (Welt Xing (2021)), cyclic; returns alpha.
 
     alpha_i <- clip(alpha_i - G_i / Qbar_ii, 0, U_i), with G_i = (Qbar alpha)_i - 1 recomputed
     from scratch; stops when the projected gradient is below tol everywhere.

@@ -1,11 +1,11 @@
-"""Kernel dual coordinate descent without a bias (seed 001; book chapter 5, Algorithm 5.2).
+"""Kernel dual coordinate descent without a bias (Welt Xing (2021); book chapter 5, Algorithm 5.2).
 
 Without a bias the dual has no equality constraint, and one variable at a time suffices:
 minimise f(alpha) = 1/2 alpha' Q-bar alpha - e' alpha over 0 <= alpha_i <= U_i by
 
     alpha_i <- min(max(alpha_i - G_i / Q-bar_ii, 0), U_i),   G <- G + (alpha_i^new - alpha_i) Q-bar_:i
 
-in a random order each epoch. With a kernel there is no w to keep (seed 001's point): the
+in a random order each epoch. With a kernel there is no w to keep (Welt Xing's point): the
 gradient G itself is maintained, one column of Q per change, from the same LRU
 :mod:`kernel cache <svmlab.solvers.kernel_cache>` as SMO (200 MB). Where Q-bar_ii = 0 (a zero
 kernel column) f is linear in alpha_i and the step goes to the end of the box.

@@ -10,7 +10,7 @@ Lin 2005):
    from I_low (the mirror set) by ``selection``:
    ``"max_violating"`` the smallest s (Keerthi et al.), ``"second_order"`` the largest
    decrease (s_i - s_j)^2 / eta_ij of f among the violating j (Fan et al., the default),
-   ``"random"`` a uniformly random violating j (the random partner of seed 004 and of the
+   ``"random"`` a uniformly random violating j (the random partner of Gu (2019) and of the
    "simplified SMO" of many courses; i is still the maximal violator, so every step makes
    progress);
 2. pair step (eqs. 5.5-5.7): move along alpha + s (y_i e_i - y_j e_j), which keeps
@@ -300,7 +300,7 @@ def pair_step(ai, aj, yi, yj, ui, uj, gi, gj, eta):
     """The new (alpha_i, alpha_j) after one SMO step (eqs. 5.5-5.7).
 
     Along alpha + s (y_i e_i - y_j e_j) f changes by -(s_i - s_j) s + eta s^2 / 2; the box
-    0 <= alpha <= U keeps s in [L, H] (one interval per variable: seed 004's L/H for equal
+    0 <= alpha <= U keeps s in [L, H] (one interval per variable: Gu's L/H for equal
     and for opposite labels). A variable the clipping stops lands exactly on its bound.
     """
     s = (gj * yj - gi * yi) / (eta if eta > 0.0 else TAU)
