@@ -22,6 +22,7 @@ in ``assert check("3.2", answer)``; Run All of a chapter never executes them.
 """
 
 import numbers
+import warnings
 from importlib import import_module
 
 import numpy as np
@@ -98,6 +99,23 @@ def close(answer, expected, rtol=1e-6, atol=1e-9):
     if a.shape != e.shape and not (a.size == 1 and e.size == 1):
         return False
     return bool(np.all(np.isfinite(a)) and np.allclose(a.ravel(), e.ravel(), rtol=rtol, atol=atol))
+
+
+def fit_quietly(model, X, y):
+    """``model.fit(X, y)`` with ConvergenceWarning silenced: a check's budget runs stop on purpose."""
+    from .. import ConvergenceWarning
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        return model.fit(X, y)
+
+
+def toy(n=None):
+    """The book's 2-D toy (datasets.make_toy), or its first n points."""
+    from ..datasets import make_toy
+
+    X, y = make_toy()
+    return (X, y) if n is None else (X[:n], y[:n])
 
 
 def is_number(answer):

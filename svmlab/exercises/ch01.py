@@ -1,31 +1,18 @@
 """Checks of chapter 1's exercises (notebooks/01_primal.ipynb)."""
 
-import warnings
-
 import numpy as np
 
-from .. import ConvergenceWarning, LinearSVM, datasets
+from .. import LinearSVM, datasets
 from ..reference import core
-from . import close, exercise, is_number
+from . import close, exercise, fit_quietly, is_number, toy
 
 CS = 10.0 ** np.arange(-3.0, 1.5, 0.5)  # the grid of exercise 1.4
 
 
-def _toy(n=None):
-    X, y = datasets.make_toy()
-    return (X, y) if n is None else (X[:n], y[:n])
-
-
-def _fit(model, X, y):
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", ConvergenceWarning)
-        return model.fit(X, y)
-
-
 @exercise("1.1", wrong=[0.5, 1.0, 2.0])
 def _(answer):
-    Xs, ys = _toy(400)
-    model = _fit(LinearSVM(C=1.0, solver="subgradient", tol=1e-2, max_iter=20000), Xs, ys)
+    Xs, ys = toy(400)
+    model = fit_quietly(LinearSVM(C=1.0, solver="subgradient", tol=1e-2, max_iter=20000), Xs, ys)
     w, b = model.coef_.ravel(), model.intercept_[0]
     if close(answer, 2.0 / np.hypot(np.linalg.norm(w), b), rtol=1e-6):
         return "that width includes the bias; the bias moves the band, it does not widen it"
@@ -76,7 +63,7 @@ def _weighted_descent(X, y, C, B, epochs):
 def _(answer):
     if not callable(answer):
         return "the answer is a function weighted_descent(X, y, C, B, epochs) returning w"
-    X, y = _toy(400)
+    X, y = toy(400)
     for epochs in (1, 2, 50):
         expected = _weighted_descent(X, y, 1.0, 1.0, epochs)
         got = np.asarray(answer(X.copy(), y.copy(), 1.0, 1.0, epochs), dtype=float)
@@ -92,9 +79,9 @@ def _(answer):
 def _(answer):
     if not is_number(answer) or not np.any(np.isclose(CS, answer)):
         return "choose one of the values in Cs"
-    X, y = _toy()
+    X, y = toy()
     X_tr, X_te, y_tr, y_te = datasets.train_test_split(X, y, random_state=0)
-    scores = np.array([_fit(LinearSVM(C=C, solver="subgradient", tol=1e-2, max_iter=3000), X_tr, y_tr)
+    scores = np.array([fit_quietly(LinearSVM(C=C, solver="subgradient", tol=1e-2, max_iter=3000), X_tr, y_tr)
                        .score(X_te, y_te) for C in CS])
     if scores[np.flatnonzero(np.isclose(CS, answer))[0]] < scores.max():
         return "another C in Cs scores higher on the test part"
@@ -103,8 +90,8 @@ def _(answer):
 
 @exercise("1.5", wrong=[0.0, -1.0])
 def _(answer):
-    X, y = _toy()
-    model = _fit(LinearSVM(C=1.0, solver="subgradient", tol=1e-2, max_iter=500), X, y)
+    X, y = toy()
+    model = fit_quietly(LinearSVM(C=1.0, solver="subgradient", tol=1e-2, max_iter=500), X, y)
     if not close(answer, model.intercept_[0], rtol=1e-6):
         return "b = B times the weight of the appended feature (eq. 1.5), with B = 1 here"
     return None

@@ -1,36 +1,24 @@
 """Checks of chapter 3's exercises (notebooks/03_dcd.ipynb)."""
 
-import warnings
 from functools import lru_cache
 
 import numpy as np
 
-from .. import ConvergenceWarning, LinearSVM, SVMProblem, datasets
-from . import close, exercise, is_number
-
-
-def _toy(n=None):
-    X, y = datasets.make_toy()
-    return (X, y) if n is None else (X[:n], y[:n])
-
-
-def _fit(model, X, y):
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", ConvergenceWarning)
-        return model.fit(X, y)
+from .. import LinearSVM, SVMProblem
+from . import close, exercise, fit_quietly, is_number, toy
 
 
 def _l2_optimum(X, y, C):
     """The optimal value of the C-form L2-loss primal (bias as a feature, B = 1), and the model."""
-    model = _fit(LinearSVM(loss="squared_hinge", C=C, tol=1e-10, max_iter=100_000, random_state=0), X, y)
+    model = fit_quietly(LinearSVM(loss="squared_hinge", C=C, tol=1e-10, max_iter=100_000, random_state=0), X, y)
     problem = SVMProblem(X, y, C=C, loss="squared_hinge", bias="regularized")
     return problem.primal(model.coef_, model.intercept_), model
 
 
 @exercise("3.1", wrong=[1.0, 0.5, 0.0])
 def _(answer):
-    X, y = _toy(200)
-    model = _fit(LinearSVM(C=1.0, order="cyclic", shrinking=False, max_iter=1), X, y)
+    X, y = toy(200)
+    model = fit_quietly(LinearSVM(C=1.0, order="cyclic", shrinking=False, max_iter=1), X, y)
     if not is_number(answer):
         return "give one number, the new alpha_0"
     if close(answer, min(1.0 / (X[0] @ X[0]), 1.0)):
@@ -42,7 +30,7 @@ def _(answer):
 
 @lru_cache(maxsize=None)
 def _l2_values():
-    X, y = _toy(200)
+    X, y = toy(200)
     return {C: _l2_optimum(X, y, C)[0] for C in (0.5, 1.0, 2.0)}
 
 
@@ -62,7 +50,7 @@ def _(answer):
 
 @lru_cache(maxsize=None)
 def _margins():
-    X, y = _toy(200)
+    X, y = toy(200)
     _, model = _l2_optimum(X, y, 1.0)
     return np.maximum(0.0, 1.0 - y * model.decision_function(X))
 
@@ -107,9 +95,9 @@ def _(answer):
 
 @lru_cache(maxsize=None)
 def _dw_distance():
-    X, y = _toy()
+    X, y = toy()
     P_star, _ = _l2_optimum(X, y, 0.1)
-    model = _fit(LinearSVM(loss="squared_hinge", C=0.1, tol=1e-3, stopping="dw", random_state=0), X, y)
+    model = fit_quietly(LinearSVM(loss="squared_hinge", C=0.1, tol=1e-3, stopping="dw", random_state=0), X, y)
     problem = SVMProblem(X, y, C=0.1, loss="squared_hinge", bias="regularized")
     return (problem.primal(model.coef_, model.intercept_) - P_star) / P_star
 
