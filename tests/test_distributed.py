@@ -86,10 +86,13 @@ def test_several_classes_are_one_vs_rest(client):
     assert (ours.predict(X) == reference.predict(X)).mean() > 0.99
 
 
-def test_a_dask_array_is_fitted_block_by_block(client):
+@pytest.mark.parametrize("sparse", [False, True])
+def test_a_dask_array_is_fitted_block_by_block(client, sparse):
     X, y = _data()
+    blocks = da.from_array(sp.csr_matrix(X), chunks=(100, 2), asarray=False) if sparse else da.from_array(
+        X, chunks=(100, 2))
     ours = LinearSVM(tol=5e-7, max_rounds=2000, local_passes=3.0, random_state=0, trace=True).fit(
-        da.from_array(X, chunks=(100, 2)), da.from_array(y, chunks=100))
+        blocks, da.from_array(y, chunks=100))
     assert "3 blocks" in ours.trace_.cluster
     reference = SingleMachine(tol=1e-10, max_iter=100_000).fit(X, y)
     assert abs(_primal(ours, X, y)[1] - _primal(reference, X, y)[1]) <= 1e-6 * _primal(reference, X, y)[1]
