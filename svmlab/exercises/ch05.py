@@ -1,0 +1,119 @@
+"""Checks of chapter 5's exercises (notebooks/05_smo.ipynb)."""
+
+import numpy as np
+
+from .. import KernelSVM, SVMProblem
+from ..kernels import kernel_matrix, make_kernel
+from ..reference import smo as reference
+from . import close, exercise, fit_quietly, is_number
+
+# exercise 5.1: a pair at alpha_i = 0.7, alpha_j = 0.2, C = 1, y_i = +1, y_j = -1
+ALPHA_I, ALPHA_J, C, Y_I, Y_J = 0.7, 0.2, 1.0, 1.0, -1.0
+
+
+def box(ai, aj, yi, yj, c):
+    """[L, H] of t in alpha + t (y_i e_i - y_j e_j) that keeps both in [0, c] (eqs. 5.5-5.7)."""
+    lo_i, hi_i = (-ai, c - ai) if yi > 0 else (ai - c, ai)
+    lo_j, hi_j = (aj - c, aj) if yj > 0 else (-aj, c - aj)
+    return max(lo_i, lo_j), min(hi_i, hi_j)
+
+
+@exercise("5.1", wrong=[(-0.7, 0.3), (-0.7, 0.2), (-0.2, 0.8)])
+def _(answer):
+    if np.shape(answer) != (2,):
+        return "give the interval as a pair (L, H)"
+    if close(answer, box(ALPHA_I, ALPHA_J, Y_I, -Y_J, C)):
+        return "that is the box for equal labels; here y_j = -1, so alpha_j moves with the same sign as alpha_i"
+    if not close(answer, box(ALPHA_I, ALPHA_J, Y_I, Y_J, C)):
+        return "write the interval each variable allows for t, from 0 <= alpha <= C, and intersect the two"
+    return None
+
+
+def duals_of_section_5_8():
+    """The optimal duals with the linear kernel on section 5.8's data: free bias (SMO) and none."""
+    from ..datasets import make_toy
+
+    X, y = make_toy(300, random_state=4)
+    free = KernelSVM(C=1.0, kernel="linear", tol=1e-6).fit(X, y)
+    none = fit_quietly(KernelSVM(C=1.0, kernel="linear", solver="dcd", fit_intercept=False, tol=1e-6,
+                                 max_iter=20000, random_state=0), X, y)
+    return (SVMProblem(X, y, C=1.0, bias="free", kernel="linear").dual(free.alpha_),
+            SVMProblem(X, y, C=1.0, bias="none", kernel="linear").dual(none.alpha_))
+
+
+@exercise("5.2", wrong=["free", "both", 1])
+def _(answer):
+    if answer not in ("free", "none"):
+        return 'answer "free" or "none"'
+    free, none = duals_of_section_5_8()
+    if answer != ("none" if none > free else "free"):
+        return "which problem maximises the same dual over the larger set of alpha?"
+    return None
+
+
+def bias_case():
+    """Section 5.2's midway state and pair: (b_old, E, lam, new, a, b, y, K, the bias that the
+    margin condition of the free variable gives)."""
+    from ..datasets import make_toy
+
+    X, y = make_toy(40, random_state=3)
+    K = kernel_matrix(make_kernel("rbf", X), X, X)
+    lam = reference.smo(y[:, None] * K * y[None, :], y, np.full(40, C), tol=0.5)[0]
+    f = lambda lam: K @ (lam * y)  # noqa: E731 - f(x) without the bias
+    free = np.flatnonzero((lam > 0) & (lam < C))
+    b_old = float(np.mean(y[free] - f(lam)[free]))
+    E = f(lam) + b_old - y
+    for a, bb in [(a, bb) for a in range(40) for bb in range(40) if a != bb]:
+        eta = K[a, a] + K[bb, bb] - 2 * K[a, bb]
+        if eta <= 1e-9:
+            continue
+        new = lam.copy()
+        L, H = _gu_box(lam[a], lam[bb], y[a], y[bb])
+        new[a] = np.clip(lam[a] + y[a] * (E[bb] - E[a]) / eta, L, H)
+        new[bb] = lam[bb] + (lam[a] - new[a]) * y[a] * y[bb]
+        if new[a] in (0.0, C) and 0 < new[bb] < C and new[a] != lam[a]:
+            return b_old, E, lam, new, a, bb, y, K, y[bb] - f(new)[bb]
+    raise AssertionError("no such pair")  # pragma: no cover - the data are fixed
+
+
+def _gu_box(la, lb, ya, yb):
+    """Gu's [L, H] (section 5.2's `seed_box`), with zeta = -lambda_a y_a - lambda_b y_b."""
+    zeta = -la * ya - lb * yb
+    if ya != yb:
+        return max(zeta * yb, 0.0), min(C + zeta * yb, C)
+    return max(0.0, -C - zeta * yb), min(C, -zeta * yb)
+
+
+@exercise("5.3", wrong=[0.0, 1.0, -1.0])
+def _(answer):
+    if not is_number(answer):
+        return "give the new bias as a number"
+    b_old, E, lam, new, a, bb, y, K, direct = bias_case()
+    printed = b_old - E[bb] + (lam[a] - new[a]) * y[a] * K[a, bb]  # the slip: (lam_b - lam_b) = 0
+    if close(answer, printed):
+        return "that is the formula as Gu prints it; the last term must use the change of lambda_b"
+    if not close(answer, direct):
+        return "write y_b (f(x_b) + b_new) = 1 for the free variable b and solve for b_new"
+    return None
+
+
+def updates_ratio():
+    """Pair updates of the readable SMO at tol 1e-6 over those at tol 1e-2 (exercise 5.4)."""
+    from ..datasets import make_toy
+
+    X, y = make_toy(150, random_state=1)
+    Q = y[:, None] * kernel_matrix(make_kernel("rbf", X), X, X) * y[None, :]
+    loose = reference.smo(Q, y, np.full(150, 1.0), tol=1e-2)[2]
+    tight = reference.smo(Q, y, np.full(150, 1.0), tol=1e-6)[2]
+    return tight / loose
+
+
+@exercise("5.4", wrong=[1.0, 0.5, 100.0])
+def _(answer):
+    if not is_number(answer) or answer <= 0:
+        return "give the ratio of two update counts, a positive number"
+    if close(answer, 1.0 / updates_ratio()):
+        return "the other way round: tol=1e-6's updates divided by tol=1e-2's"
+    if not close(answer, updates_ratio()):
+        return "run reference.smo on the Q of the cell twice, tol=1e-2 and tol=1e-6, and divide the third outputs"
+    return None
