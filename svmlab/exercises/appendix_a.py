@@ -1,0 +1,77 @@
+"""Checks of Appendix A's exercises (notebooks/08_multiclass.ipynb)."""
+
+from functools import lru_cache
+
+import numpy as np
+
+from .. import LinearSVM, datasets
+from . import close, exercise, is_number
+
+
+@lru_cache(maxsize=1)
+def digits():
+    """The appendix's split of scikit-learn's bundled digits (pixels in [0, 1]) and its OvR model."""
+    from sklearn.datasets import load_digits
+
+    X, y = load_digits(return_X_y=True)
+    X_train, X_test, y_train, y_test = datasets.train_test_split(X / 16.0, y, test_size=0.3, random_state=0)
+    ovr = LinearSVM(C=0.5, tol=1e-8, max_iter=20000, random_state=0).fit(X_train, y_train)
+    return X_train, X_test, y_train, y_test, ovr
+
+
+def _classes():
+    return len(np.unique(digits()[2]))
+
+
+@exercise("A.1", wrong=[(10, 90), (45, 10), (9, 45)])
+def _(answer):
+    K = _classes()
+    if np.shape(answer) != (2,):
+        return "give a pair (one-vs-rest problems, one-vs-one problems)"
+    if close(answer, (K * (K - 1) // 2, K)):
+        return "the other way round: one-vs-rest first"
+    if not close(answer, (K, K * (K - 1) // 2)):
+        return "one-vs-rest: one problem per class; one-vs-one: one per unordered pair of classes"
+    return None
+
+
+@exercise("A.2", wrong=[np.zeros(540), "predict"])
+def _(answer):
+    _, X_test, _, _, ovr = digits()
+    if np.shape(answer) != (X_test.shape[0],):
+        return f"give one predicted class per test digit ({X_test.shape[0]} of them)"
+    if not np.array_equal(answer, ovr.predict(X_test)):
+        return "the class of the largest w_k . x + b_k wins: argmax over the columns, then map to classes_"
+    return None
+
+
+def _confusions():
+    _, X_test, _, y_test, ovr = digits()
+    counts = {}
+    for t, p in zip(y_test, ovr.predict(X_test)):
+        if t != p:
+            key = tuple(sorted((int(t), int(p))))
+            counts[key] = counts.get(key, 0) + 1
+    return counts
+
+
+@exercise("A.3", wrong=[(9, 1), (0, 0), (0, 1)])
+def _(answer):
+    counts = _confusions()
+    if not isinstance(answer, tuple) or len(answer) != 2 or tuple(sorted(answer)) != answer:
+        return "give a sorted tuple of two digits, such as (1, 8)"
+    if counts.get(answer, 0) != max(counts.values()):
+        return "count the off-diagonal cells of the confusion matrix, both directions together"
+    return None
+
+
+@exercise("A.4", wrong=[11313 * 5, 1257 * 45, 1257])
+def _(answer):
+    n, K = len(digits()[2]), _classes()
+    if not is_number(answer):
+        return "give the total as a number"
+    if close(answer, n * K * (K - 1) // 2):
+        return "a sample enters only the problems that involve its own class"
+    if not close(answer, n * (K - 1)):
+        return "count, for one sample, the pairs (i, j) that contain its class; then sum over the samples"
+    return None
