@@ -34,6 +34,6 @@ html_theme_options = {
     "show_toc_level": 2,
 }
 html_sourcelink_suffix = ""
-# Inherent, and harmless for a book of notebooks: a chapter's text quotes code such as `X[i]`
-# or headings below its title level; nothing here silences a broken reference.
+# Inherent to notebooks: a chapter's cells may skip a heading level (a "###" right after the
+# title cell); nothing here silences a broken reference.
 suppress_warnings = ["myst.header"]
