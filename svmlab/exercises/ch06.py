@@ -1,14 +1,13 @@
 """Checks of chapter 6's exercises (SDCA, the smoothed hinge, ASDCA)."""
 
 import math
-import warnings
 
 import numpy as np
 
 from .. import datasets
-from ..estimators import ConvergenceWarning, LinearSVM
+from ..estimators import LinearSVM
 from ..reference.stochastic import sdca_hinge
-from . import close, exercise, is_number
+from . import close, exercise, fit_quietly, is_number
 
 # 6.1: the smoothed hinge's dual term at one sample
 MU_61, BETA_61 = 0.2, 0.7
@@ -63,10 +62,8 @@ def _(answer):
         return "answer with your function sdca_smoothed(X, y, lam, mu, sequence) itself."
     X, y = datasets.make_random(n_samples=60, n_features=5, random_state=3)
     n, lam, mu, epochs = len(y), 0.05, 0.5, 3
-    with warnings.catch_warnings():  # a fixed number of epochs, on purpose
-        warnings.simplefilter("ignore", ConvergenceWarning)
-        model = LinearSVM(solver="sdca", order="cyclic", smoothing=mu, C=1.0 / (lam * n), fit_intercept=False,
-                          tol=1e-15, max_iter=epochs).fit(X, y)
+    model = fit_quietly(LinearSVM(solver="sdca", order="cyclic", smoothing=mu, C=1.0 / (lam * n),
+                                  fit_intercept=False, tol=1e-15, max_iter=epochs), X, y)
     out = answer(X, y, lam, mu, np.tile(np.arange(n), epochs))
     if not (isinstance(out, tuple) and len(out) == 2):
         return "return the pair (alpha, w), as svmlab.reference.stochastic.sdca_hinge does."

@@ -1,14 +1,13 @@
 """Checks of chapter 7's exercises (Pegasos, the imbalanced-data lesson)."""
 
-import warnings
 
 import numpy as np
 
 from .. import datasets
-from ..estimators import ConvergenceWarning, LinearSVM
+from ..estimators import LinearSVM
 from ..reference.stochastic import pegasos
 from ..validation import sample_C
-from . import close, exercise, is_number
+from . import close, exercise, fit_quietly, is_number
 
 # 7.1: the weight of the first step in w_(T+1), no projection
 LAM_71, T_71 = 0.02, 200
@@ -78,10 +77,8 @@ def _(answer):
     if not is_number(answer):
         return "give one number between 0 and 1: the fraction of real frauds among the flagged transactions."
     X_train, X_test, y_train, y_test = _imbalanced_split()
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", ConvergenceWarning)
-        model = LinearSVM(solver="sdca", C=C_72, class_weight="balanced", tol=1e-3, max_iter=300,
-                          random_state=0).fit(X_train, y_train)
+    model = fit_quietly(LinearSVM(solver="sdca", C=C_72, class_weight="balanced", tol=1e-3, max_iter=300,
+                                  random_state=0), X_train, y_train)
     flagged = model.predict(X_test) > 0
     expected = np.mean(y_test[flagged] > 0)
     if not close(answer, expected, rtol=1e-3):
