@@ -24,6 +24,7 @@ _LAZY = {
     "NotFittedError": "estimators",
     "DataConversionWarning": "validation",
     "SVMProblem": "problem",
+    "SVRProblem": "problem",
     "Trace": "trace",
 }
 __all__ = list(_LAZY)

@@ -14,6 +14,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from .objective import LOSS_CODES
+from .regression import LOSS_CODES as REGRESSION_LOSS_CODES
 
 
 def check_array(X, name="X"):
@@ -256,6 +257,11 @@ def one_of(value, name, accepted):
 def loss_code(loss):
     """The numba code of a loss name."""
     return LOSS_CODES[one_of(loss, "loss", tuple(LOSS_CODES))]
+
+
+def regression_loss_code(loss):
+    """The numba code of a regression loss name."""
+    return REGRESSION_LOSS_CODES[one_of(loss, "loss", tuple(REGRESSION_LOSS_CODES))]
 
 
 def check_bool(value, name):
