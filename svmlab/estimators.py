@@ -5,7 +5,6 @@ calls a solver kernel (:mod:`svmlab.solvers`) and wraps the result in fitted att
 a trailing underscore. scikit-learn is not imported here.
 """
 
-import inspect
 import warnings
 from collections import namedtuple
 from itertools import combinations
@@ -14,6 +13,7 @@ import numpy as np
 
 from . import solvers
 from .kernels import KERNELS, check_positive_semidefinite, kernel_matvec, make_kernel
+from .params import Parameters
 from .rows import as_rows
 from .trace import Recorder
 from .validation import (check_bool, check_features, check_random_state, check_X_y, class_labels,
@@ -50,33 +50,10 @@ def _check_finite_fits(fits, solver):
                              "numerically out of range. Rescale X, lower C, or choose another solver.")
 
 
-class _SVMBase:
+class _SVMBase(Parameters):
     """Parameters, the fit driver (binary or multi-class), prediction and scoring."""
 
     _estimator_type = "classifier"
-
-    # -- parameters (scikit-learn's get_params / set_params protocol) --------------------
-    @classmethod
-    def _param_names(cls):
-        return [p for p in inspect.signature(cls.__init__).parameters if p != "self"]
-
-    def get_params(self, deep=True):
-        """The constructor's parameters and their values."""
-        return {name: getattr(self, name) for name in self._param_names()}
-
-    def set_params(self, **params):
-        """Set parameters by name; returns self."""
-        valid = self._param_names()
-        for name, value in params.items():
-            if name not in valid:
-                raise ValueError(f"{type(self).__name__} has no parameter {name!r}; valid: {', '.join(valid)}.")
-            setattr(self, name, value)
-        return self
-
-    def __repr__(self):
-        defaults = inspect.signature(type(self).__init__).parameters
-        changed = [f"{k}={v!r}" for k, v in self.get_params().items() if repr(v) != repr(defaults[k].default)]
-        return f"{type(self).__name__}({', '.join(changed)})"
 
     def __sklearn_tags__(self):
         """Tags for scikit-learn's tools (GridSearchCV, check_estimator). scikit-learn calls this,
