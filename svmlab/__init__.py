@@ -20,6 +20,8 @@ ensure_cache()
 _LAZY = {
     "LinearSVM": "estimators",
     "KernelSVM": "estimators",
+    "LinearSVR": "regressors",
+    "KernelSVR": "regressors",
     "ConvergenceWarning": "estimators",
     "NotFittedError": "estimators",
     "DataConversionWarning": "validation",

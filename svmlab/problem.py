@@ -10,7 +10,8 @@ import numpy as np
 from . import objective as obj
 from . import regression as reg
 from .kernels import kernel_matrix, kernel_matvec, make_kernel
-from .validation import check_array, loss_code, one_of, positive_number, regression_loss_code
+from .validation import (check_array, loss_code, non_negative_number, one_of, positive_number,
+                         regression_loss_code)
 
 BIASES = ("none", "regularized", "free")
 
@@ -173,9 +174,7 @@ class SVRProblem:
         self.C = np.broadcast_to(np.asarray(C, dtype=np.float64), self.z.shape).copy()
         if not (np.isfinite(self.C).all() and (self.C > 0).all()):
             raise ValueError("C must be positive and finite (a number, or one per sample).")
-        if not (np.isfinite(epsilon) and epsilon >= 0):
-            raise ValueError(f"epsilon must be a finite number >= 0; got {epsilon!r}.")
-        self.epsilon = float(epsilon)
+        self.epsilon = non_negative_number(epsilon, "epsilon")
         self.loss = loss
         self.code = regression_loss_code(loss)
         self.bias = one_of(bias, "bias", BIASES)

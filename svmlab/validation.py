@@ -210,6 +210,45 @@ def check_X_y(X, y):
     return X, y
 
 
+def check_X_target(X, y, estimator):
+    """Validated ``X`` (as :func:`check_X_y`) and a regression target: finite real numbers,
+    one per sample, as a new 1-D float64 array. A column (n, 1) is raveled with a warning;
+    several columns (multi-output) are refused."""
+    X, squares_finite = _validated(X, "X")
+    if not squares_finite:
+        _check_scale(X, "X")
+    if y is None:
+        raise ValueError("This estimator requires y to be passed, but the target y is None.")
+    if sp.issparse(y):
+        raise ValueError(f"y must be a 1-D array of targets; got a sparse matrix of shape {y.shape}: pass "
+                         "y.toarray().ravel().")
+    z = np.asarray(y)
+    if z.dtype.kind == "O":
+        if any(_is_missing(v) for v in z.ravel()):
+            raise ValueError("Input y contains NaN or infinity; every sample needs a finite real-valued target.")
+        z = _numbers_from_objects(z, "y")
+    if z.dtype.kind == "c":
+        raise ValueError(f"Complex targets are not supported: y has dtype {z.dtype}; a regression needs real numbers.")
+    if z.dtype.kind not in "biuf":
+        raise ValueError(f"y must hold real numbers (a regression target); got dtype {z.dtype}.")
+    if z.ndim == 2 and z.shape[1] == 1:
+        warnings.warn("A column-vector y was passed when a 1d array was expected; it is used as y.ravel().",
+                      sklearn_compatible(DataConversionWarning), stacklevel=3)
+        z = z.ravel()
+    if z.ndim == 2:
+        raise ValueError(f"{estimator} fits one target, but y has shape {z.shape} ({z.shape[1]} targets, "
+                         "multi-output). Fit one model per column, e.g. with "
+                         "sklearn.multioutput.MultiOutputRegressor.")
+    if z.ndim != 1:
+        raise ValueError(f"y must be 1-D with one target per sample; got shape {z.shape}.")
+    if z.shape[0] != X.shape[0]:
+        raise ValueError(f"X and y have different lengths: X has {X.shape[0]} samples, y has {z.shape[0]}.")
+    z = np.array(z, dtype=np.float64)  # a new array: the caller's is never touched
+    if not np.isfinite(z).all():
+        raise ValueError("Input y contains NaN or infinity; every sample needs a finite real-valued target.")
+    return X, z
+
+
 def class_labels(y):
     """``classes_`` (sorted) and each sample's index into it; at least two classes."""
     if y.dtype.kind == "f" and np.any(y != np.round(y)):
@@ -236,6 +275,13 @@ def positive_number(value, name):
         raise ValueError(f"{name} must be a positive number; got {value!r}.")
     if not np.isfinite(value) or value <= 0:
         raise ValueError(f"{name} must be a positive, finite number; got {value!r}.")
+    return float(value)
+
+
+def non_negative_number(value, name):
+    """A finite real number >= 0."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Real) or not np.isfinite(value) or value < 0:
+        raise ValueError(f"{name} must be a finite number >= 0; got {value!r}.")
     return float(value)
 
 

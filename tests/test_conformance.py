@@ -1,9 +1,9 @@
 """scikit-learn conformance: its own estimator checks, multi-class, and its tools.
 
 scikit-learn's suite (`check_estimator`), which nobody here wrote, runs against each
-estimator with each solver. No check is marked as an expected failure: scikit-learn's
-LinearSVC and SVC need two (the sample-weight equivalence checks), which do not apply here
-since svmlab's estimators take no sample_weight.
+estimator with each solver, the regressors included. No check is marked as an expected
+failure: scikit-learn's LinearSVC, SVC, LinearSVR and SVR need two (the sample-weight
+equivalence checks), which do not apply here since svmlab's estimators take no sample_weight.
 """
 
 import pickle
@@ -31,6 +31,9 @@ def every_configuration():
         yield svmlab.LinearSVM(solver=name)
     for name in solvers.KERNEL:
         yield svmlab.KernelSVM(solver=name, fit_intercept=name != "dcd")
+    for Regressor in (svmlab.LinearSVR, svmlab.KernelSVR):
+        for name in Regressor._solvers:
+            yield Regressor(solver=name)
 
 
 @pytest.mark.filterwarnings("ignore::svmlab.ConvergenceWarning")

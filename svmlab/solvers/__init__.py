@@ -17,6 +17,10 @@ LINEAR = {
     "sdca": ("sdca", "solve", ("order", "output", "smoothing", "batch_size", "accelerated")),
     "pegasos": ("pegasos", "solve", ("batch_size", "output", "projection")),
 }
+# regression: solve(data, z, Ci, epsilon, code, B, tol, max_iter, rng, buf, **options)
+LINEAR_REGRESSION = {
+    "dcd": ("dcd_svr", "solve", ("shrinking", "order")),
+}
 KERNEL = {
     "dual_gradient": ("dual_gradient", "solve_kernel", ()),
     "smo": ("smo", "solve", ("shrinking", "selection", "cache_size")),
