@@ -33,10 +33,10 @@ from numba import njit
 from .. import objective as obj
 from .. import regression as reg
 from .. import trace
-from ..rows import dot, matvec, n_cols, n_rows, row_axpy, row_dot, row_sqnorm
+from ..rows import dot, matvec, n_cols, n_rows, prefetch, prefetch_row, row_axpy, row_dot, row_sqnorm
 from ..validation import check_bool, one_of
 from . import SolverResult
-from .dcd import _compact, shuffle  # the classification DCD's active-set helpers
+from .dcd import LOOKAHEAD, _compact, shuffle  # the classification DCD's active-set helpers
 
 ORDERS = ("permutation", "cyclic")
 
@@ -105,6 +105,11 @@ def _pass(X, z, Ci, epsilon, code, B, beta, w, H, U, index, active, M_old, shrin
     summed violation and the new active size."""
     M_new, total = 0.0, 0.0
     for t in range(active):
+        if t + LOOKAHEAD < active:  # start loading a row a few steps ahead (random order: memory latency)
+            r = index[t + LOOKAHEAD]
+            prefetch_row(X, r)
+            prefetch(beta, r)
+            prefetch(z, r)
         i = index[t]
         b, u = beta[i], U[i]
         G = row_dot(X, i, w, B) - z[i] + obj.diag(Ci[i], code) * b  # gradient of the smooth part
