@@ -144,6 +144,18 @@ def test_dual_never_exceeds_primal_and_the_gap_closes(loss):
         assert (np.abs(model.alpha_) <= 2.0).all()
 
 
+@pytest.mark.parametrize("loss", LOSSES)
+def test_problem_on_csr_equals_dense_and_certifies_the_fit(loss):
+    X, z = data("diabetes")
+    model = fit(X, z, loss=loss, fit_intercept=False, tol=1e-6, max_iter=50_000)
+    dense, csr = (problem(Xs, z, loss) for Xs in (X, sp.csr_matrix(X)))
+    beta = model.alpha_
+    for name in ("dual", "gap", "kkt_violation", "primal_at"):
+        assert getattr(csr, name)(beta) == pytest.approx(getattr(dense, name)(beta), rel=1e-10, abs=1e-12)
+    assert dense.kkt_violation(beta) < 1e-3 and np.abs(dense.projected_gradient(beta)).max() < 1e-3
+    assert 0.0 <= dense.gap(beta) <= 1e-5 * dense.primal(model.coef_)
+
+
 def test_csr_equals_dense_and_random_state_reproduces():
     X, z = data("line")
     X = np.where(np.abs(X) < 0.5, 0.0, X)  # sparse-ish
