@@ -4,8 +4,8 @@ The library behind the book's chapters: one definition of the SVM problem
 (:mod:`svmlab.objective`, :class:`SVMProblem`), solvers as numba kernels
 (:mod:`svmlab.solvers`), estimators with scikit-learn's conventions (:class:`LinearSVM`,
 :class:`KernelSVM`, and for regression :class:`LinearSVR`, :class:`KernelSVR`, whose problem is
-defined in :mod:`svmlab.regression` and :class:`SVRProblem`), shipped data (:mod:`svmlab.datasets`) and pure plotting functions
-(:mod:`svmlab.plots`).
+defined in :mod:`svmlab.regression` and :class:`SVRProblem`), shipped data (:mod:`svmlab.datasets`)
+and pure plotting functions (:mod:`svmlab.plots`).
 
 ``import svmlab`` is cheap: the names below are loaded on first use, nothing is compiled and
 matplotlib is not imported.

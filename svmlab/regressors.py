@@ -51,8 +51,8 @@ class _SVRBase(Parameters):
 
     def _check_params(self):
         one_of(self.solver, "solver", tuple(self._solvers))
-        return dict(C=positive_number(self.C, "C"), epsilon=non_negative_number(self.epsilon, "epsilon"), tol=positive_number(self.tol, "tol"),
-                    max_iter=positive_int(self.max_iter, "max_iter"), every=trace_every(self.trace))
+        return dict(C=positive_number(self.C, "C"), epsilon=non_negative_number(self.epsilon, "epsilon"),
+                    tol=positive_number(self.tol, "tol"), max_iter=positive_int(self.max_iter, "max_iter"), every=trace_every(self.trace))
 
     def _store(self, X, fit):
         """alpha_ holds beta_i = alpha_i - alpha_i^* for every sample; dual_coef_ the non-zero ones."""

@@ -2,7 +2,6 @@
 LIBLINEAR and LIBSVM (through scikit-learn) and the readable reference."""
 
 import functools
-import warnings
 
 import numpy as np
 import pytest
