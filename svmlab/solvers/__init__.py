@@ -54,6 +54,8 @@ labels y in {-1, +1}, the penalties C_i, the loss code and whether the bias is f
 
 
 def starter(table, name):
-    """The ``start`` function of the solver registered under ``name``, or None for a solver that
-    runs in one call only."""
-    return getattr(import_module(f"{__name__}.{table[name][0]}"), "start", None)
+    """The function that makes the state of the solver registered under ``name`` (``start`` for
+    ``solve``, ``start_kernel`` for ``solve_kernel``), or None for a solver that runs in one
+    call only."""
+    module, function, _ = table[name]
+    return getattr(import_module(f"{__name__}.{module}"), function.replace("solve", "start"), None)
