@@ -15,6 +15,8 @@ from . import solvers
 from .kernels import KERNELS, check_positive_semidefinite, kernel_matvec, make_kernel
 from .params import Parameters
 from .rows import as_rows
+from .solvers import slices
+from .solvers.coordinate import Problem, Stop
 from .trace import Recorder
 from .validation import (check_bool, check_features, check_random_state, check_X_y, class_labels,
                          class_weights, loss_code, one_of, positive_int, positive_number, joined_by_name,
@@ -75,14 +77,42 @@ class _SVMBase(Parameters):
         self._setup(X)
         weights = class_weights(self.C, self.class_weight, self.classes_, codes)
         tasks = self._tasks(codes, weights)
-        fits = [self._fit_binary(X if rows is None else X[rows], y_pm, Ci, options) for rows, y_pm, Ci in tasks]
+        warm = self._warm_alphas(tasks, options)
+        fits = [self._fit_binary(X if rows is None else X[rows], y_pm, Ci, dict(options, alpha0=alpha0))
+                for (rows, y_pm, Ci), alpha0 in zip(tasks, warm)]
         _check_finite_fits(fits, self.solver)
+        self._last_alphas = [f.alpha.copy() for f in fits]  # warm_start's starting points
         self._store(X, tasks, fits)
         if not all(f.converged for f in fits):
             warnings.warn(f"{type(self).__name__}(solver={self.solver!r}) stopped at max_iter={self.max_iter} "
                           f"before reaching tol={self.tol}; the model is usable but not certified to tol. "
                           "Increase max_iter or tol.", ConvergenceWarning, stacklevel=2)
         return self
+
+    def _warm_alphas(self, tasks, options):
+        """The last fit's alpha of each binary problem when warm_start is on and there is one
+        (None each otherwise); the solver clips it to the new box [0, U_i]."""
+        last = getattr(self, "_last_alphas", None)
+        if not options["warm_start"] or last is None:
+            return [None] * len(tasks)
+        if [len(a) for a in last] != [len(y_pm) for _, y_pm, _ in tasks]:
+            raise ValueError("warm_start=True needs the same samples and classes as the previous fit; set "
+                             "warm_start=False to fit this data from scratch.")
+        return last
+
+    def _progress(self, options):
+        """The function the slice driver calls after each slice: prints a line (verbose) and
+        calls the user's callback with a :class:`svmlab.solvers.slices.Progress`."""
+        verbose, callback = options["verbose"], self.callback
+        if not verbose and callback is None:
+            return None
+
+        def progress(p):
+            if verbose:
+                print(slices.describe(p))
+            if callback is not None:
+                callback(p)
+        return progress
 
     def _setup(self, X):
         """Whatever the binary problems share, computed once on the whole training set."""
@@ -99,15 +129,28 @@ class _SVMBase(Parameters):
         return dict(code=loss_code(self.loss), tol=positive_number(self.tol, "tol"),
                     max_iter=positive_int(self.max_iter, "max_iter"), every=trace_every(self.trace),
                     rng=check_random_state(self.random_state),
-                    fit_intercept=check_bool(self.fit_intercept, "fit_intercept"))
+                    fit_intercept=check_bool(self.fit_intercept, "fit_intercept"),
+                    warm_start=check_bool(self.warm_start, "warm_start"),
+                    verbose=check_bool(self.verbose, "verbose"), callback=self._check_callback())
 
-    def _solve(self, data, y_pm, Ci, options, w_size, *args):
-        """Run the chosen solver on one binary problem; returns its result and trace."""
+    def _check_callback(self):
+        if self.callback is not None and not callable(self.callback):
+            raise ValueError(f"callback must be None or a function of one argument; got {self.callback!r}.")
+        return self.callback
+
+    def _solve(self, problem, options, w_size, legacy_args):
+        """Run the chosen solver on one binary problem; returns its result and trace. A solver
+        module with ``start`` runs in slices (:mod:`svmlab.solvers.slices`); one without runs in
+        one call of its ``solve(*legacy_args, tol, max_iter, rng, buffers, **options)``."""
         o = options
-        recorder = Recorder(o["every"], o["max_iter"], len(y_pm), w_size)
+        recorder = Recorder(o["every"], o["max_iter"], len(problem.y), w_size)
         solve, extra = solvers.get(self._solvers, self.solver, self.get_params())
-        result = solve(*data, y_pm, Ci, o["code"], *args, o["tol"], o["max_iter"], o["rng"], recorder.buffers,
-                       **extra)
+        start = solvers.starter(self._solvers, self.solver)
+        if start is None:
+            result = solve(*legacy_args, o["tol"], o["max_iter"], o["rng"], recorder.buffers, **extra)
+        else:
+            state = start(problem, Stop(o["tol"], o["max_iter"]), recorder.buffers, o["rng"], o["alpha0"], **extra)
+            result = slices.run(state, self.solver, self._progress(o)).result()
         return result, recorder
 
     def _store(self, X, tasks, fits):
@@ -190,7 +233,8 @@ class LinearSVM(_SVMBase):
     def __init__(self, C=1.0, loss="hinge", solver="dcd", tol=1e-4, max_iter=1000,
                  fit_intercept=True, intercept_scaling=1.0, class_weight=None, random_state=None,
                  trace=False, shrinking=True, order="permutation", stopping="pg", batch_size=1,
-                 output="last", smoothing=0.0, accelerated=False, projection=True):
+                 output="last", smoothing=0.0, accelerated=False, projection=True, warm_start=False,
+                 verbose=False, callback=None):
         self.C = C
         self.loss = loss
         self.solver = solver
@@ -209,6 +253,9 @@ class LinearSVM(_SVMBase):
         self.smoothing = smoothing
         self.accelerated = accelerated
         self.projection = projection
+        self.warm_start = warm_start
+        self.verbose = verbose
+        self.callback = callback
 
     _solvers = solvers.LINEAR
 
@@ -222,7 +269,9 @@ class LinearSVM(_SVMBase):
     def _fit_binary(self, X, y_pm, Ci, options):
         B = positive_number(self.intercept_scaling, "intercept_scaling") if options["fit_intercept"] else 0.0
         d = X.shape[1]
-        result, recorder = self._solve((as_rows(X),), y_pm, Ci, options, d + 1, B)
+        rows = as_rows(X)
+        problem = Problem(rows, y_pm, Ci, options["code"], B)
+        result, recorder = self._solve(problem, options, d + 1, (rows, y_pm, Ci, options["code"], B))
         to_user = lambda w: (w[:d].copy(), B * w[d])  # noqa: E731 - b = B * (weight of the bias feature)
         coef, b = to_user(result.w)
         return _Binary(result.alpha, coef, b, result.n_iter, result.converged,
@@ -261,7 +310,8 @@ class KernelSVM(_SVMBase):
 
     def __init__(self, C=1.0, loss="hinge", kernel="rbf", gamma="scale", degree=3, coef0=0.0,
                  solver="smo", tol=1e-3, max_iter=1000, fit_intercept=True, class_weight=None,
-                 random_state=None, trace=False, shrinking=True, selection="second_order", cache_size=200):
+                 random_state=None, trace=False, shrinking=True, selection="second_order", cache_size=200,
+                 warm_start=False, verbose=False, callback=None):
         self.C = C
         self.loss = loss
         self.kernel = kernel
@@ -278,6 +328,9 @@ class KernelSVM(_SVMBase):
         self.shrinking = shrinking
         self.selection = selection
         self.cache_size = cache_size
+        self.warm_start = warm_start
+        self.verbose = verbose
+        self.callback = callback
 
     _solvers = solvers.KERNEL
 
@@ -301,7 +354,8 @@ class KernelSVM(_SVMBase):
         check_positive_semidefinite(self._kernel, X, self.loss)
 
     def _fit_binary(self, X, y_pm, Ci, options):
-        result, recorder = self._solve((X, self._kernel), y_pm, Ci, options, 1, options["fit_intercept"])
+        problem = solvers.KernelProblem(X, self._kernel, y_pm, Ci, options["code"], options["fit_intercept"])
+        result, recorder = self._solve(problem, options, 1, problem)
         to_user = lambda w: (np.zeros(0), w[0])  # noqa: E731 - a kernel solver's snapshot "w" is its bias
         return _Binary(result.alpha, None, result.b, result.n_iter, result.converged,
                        recorder.to_trace(self.solver, to_user))

@@ -1,9 +1,12 @@
-"""Solver families, one a module. Each exposes ``solve(...) -> SolverResult``.
+"""Solver families, one a module. Each exposes ``start(problem, stop, buffers, rng, alpha0, **options)``,
+a state the driver :mod:`svmlab.solvers.slices` advances in slices (``state.result()`` is a
+:class:`SolverResult`), and ``solve(...) -> SolverResult``, the whole run in one call.
 
 The estimators pick a solver by name from :data:`LINEAR` or :data:`KERNEL`; a solver module
 is imported only when it is first used, so ``import svmlab`` compiles nothing.
 """
 
+from collections import namedtuple
 from dataclasses import dataclass
 from importlib import import_module
 
@@ -47,3 +50,16 @@ def get(table, name, params):
     module, function, option_names = table[name]
     solve = getattr(import_module(f"{__name__}.{module}"), function)
     return solve, {key: params[key] for key in option_names}
+
+
+KernelProblem = namedtuple("KernelProblem", "X kernel y Ci code free")
+KernelProblem.__doc__ = """One binary kernel problem: the samples X, the kernel (kernels.make_kernel),
+labels y in {-1, +1}, the penalties C_i, the loss code and whether the bias is free."""
+
+
+def starter(table, name):
+    """The function that makes the state of the solver registered under ``name`` (``start`` for
+    ``solve``, ``start_kernel`` for ``solve_kernel``), or None for a solver that runs in one
+    call only."""
+    module, function, _ = table[name]
+    return getattr(import_module(f"{__name__}.{module}"), function.replace("solve", "start"), None)

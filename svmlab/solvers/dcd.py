@@ -21,97 +21,136 @@ G_i < m, leaves the active set. Stopping: ``"pg"`` is LIBLINEAR's M - m <= tol o
 the rule, every variable comes back (the unshrink) and the rule must hold on a full pass.
 """
 
+from collections import namedtuple
+
 import numpy as np
 from numba import njit
 
 from .. import objective as obj
 from .. import trace
-from ..rows import (assign, distance, dot, margins, n_cols, n_rows, prefetch, prefetch_row, row_axpy, row_dot,
-                    row_sqnorm)
+from ..rows import assign, distance, dot, margins, prefetch, prefetch_row, row_axpy, row_dot
 from ..validation import check_bool, one_of
 from . import SolverResult
+from .coordinate import (LOOKAHEAD, Problem, Stop, below, clipped_step, diagonals, primal_size, reset, seed, shuffle,
+                         w_of, warm_alpha)
 
 ORDERS = ("permutation", "cyclic", "random")
 STOPPING = ("pg", "dw")
 _CYCLIC, _RANDOM = 1, 2
-LOOKAHEAD = 4  # steps ahead whose row and per-sample values start loading early (rows.prefetch)
+
+Rule = namedtuple("Rule", "tol max_iter shrinking order dw_rule")
+Rule.__doc__ = """DCD's stopping rule and options: tol, max_iter, shrinking, the order code and
+whether the rule is "dw"."""
+
+Arrays = namedtuple("Arrays", "alpha w w_old QD U Dg index shrunk count bounds")
+Arrays.__doc__ = """The state a slice advances: alpha, w, w at the start of the epoch (for the dw
+rule and the trace; empty otherwise), the diagonals Q-bar_ii, U_i, D_ii, the active set
+index[:active] and the marks of the pass, count = [epoch, active, n_active, converged], and
+bounds = [M_old, m_old, |w_k - w_(k-1)|]."""
+_EPOCH, _ACTIVE, _N_ACTIVE, _CONVERGED = 0, 1, 2, 3
+_M_OLD, _M_LOW, _DW = 0, 1, 2
+
+
+class State:
+    """A DCD run, advanced by :func:`svmlab.solvers.slices.run` (see its contract)."""
+
+    unit = "epoch"
+
+    def __init__(self, problem, rule, buf, seed_value, alpha0=None):
+        X, y, Ci, code, B = problem
+        n = len(y)
+        QD, U, Dg = diagonals(X, Ci, code, B, 0.0)
+        alpha = np.zeros(n) if alpha0 is None else warm_alpha(alpha0, Ci, code)
+        w = np.zeros(primal_size(X)) if alpha0 is None else w_of(X, y, B, alpha)
+        w_old = np.zeros(w.shape[0] if rule.dw_rule or buf.every > 0 else 0)
+        count = np.array([0, n, n, 0], dtype=np.int64)
+        bounds = np.array([np.inf, -np.inf, 0.0])
+        self.problem, self.rule, self.buf = problem, rule, buf
+        self.arrays = Arrays(alpha, w, w_old, QD, U, Dg, np.arange(n), np.zeros(n, dtype=np.bool_), count, bounds)
+        _begin(problem, self.arrays, buf, seed_value)
+
+    def advance(self, budget):
+        return _advance(self.problem, self.rule, self.arrays, self.buf, budget)
+
+    def status(self):
+        count = self.arrays.count
+        return count[_EPOCH], count[_N_ACTIVE], np.nan
+
+    def result(self):
+        a = self.arrays
+        return SolverResult(a.alpha, a.w, 0.0, int(a.count[_EPOCH]), bool(a.count[_CONVERGED]))
+
+
+def start(problem, stop, buf, rng, alpha0=None, shrinking=True, order="permutation", stopping="pg"):
+    """A DCD state on ``problem`` (a coordinate.Problem), from ``alpha0`` (clipped to the box)
+    or from 0; see the module docstring for the options."""
+    rule = Rule(stop.tol, stop.max_iter, check_bool(shrinking, "shrinking"),
+                ORDERS.index(one_of(order, "order", ORDERS)), one_of(stopping, "stopping", STOPPING) == "dw")
+    return State(problem, rule, buf, int(rng.integers(2**31 - 1)), alpha0)
 
 
 def solve(X, y, Ci, code, B, tol, max_iter, rng, buf, shrinking, order, stopping):
-    """Algorithm 3.1 (with shrinking, Algorithm 4.1); see the module docstring."""
-    shrinking = check_bool(shrinking, "shrinking")
-    order_code = ORDERS.index(one_of(order, "order", ORDERS))
-    dw_rule = one_of(stopping, "stopping", STOPPING) == "dw"
-    seed = int(rng.integers(2**31 - 1))
-    alpha, w, n_iter, converged = _dcd(X, y, Ci, code, B, tol, max_iter, seed, buf, shrinking, order_code, dw_rule)
-    return SolverResult(alpha, w, 0.0, n_iter, converged)
+    """Algorithm 3.1 (with shrinking, Algorithm 4.1) in one slice; see the module docstring."""
+    state = start(Problem(X, y, Ci, code, B), Stop(tol, max_iter), buf, rng, shrinking=shrinking, order=order,
+                  stopping=stopping)
+    state.advance(max_iter)
+    return state.result()
 
 
 @njit(cache=True)
-def _dcd(X, y, Ci, code, B, tol, max_iter, seed, buf, shrinking, order, dw_rule):
-    n = n_rows(X)
-    np.random.seed(seed)
-    alpha = np.zeros(n)
-    w = np.zeros(n_cols(X) + 1)
-    w_old = np.zeros(w.shape[0] if dw_rule or buf.every > 0 else 0)
-    QD, U, Dg = diagonals(X, Ci, code, B, 0.0)
-    index = np.arange(n)
-    shrunk = np.zeros(n, dtype=np.bool_)
-    active = n
-    M_old, m_old = np.inf, -np.inf
-    epoch = 0
-    dw_norm = 0.0
+def _begin(p, s, buf, seed_value):
+    seed(seed_value)
     trace.start(buf)
     if buf.every > 0:
-        _record(X, y, Ci, code, B, buf, 0, active, 0.0, alpha, w, False)
-    while True:
-        if order != _CYCLIC and order != _RANDOM:
-            shuffle(index, active)
-        if w_old.shape[0] > 0:
-            assign(w_old, w)
-        M_new, m_new, new_active = _pass(X, y, B, alpha, w, QD, U, Dg, index, active, M_old, m_old,
-                                         shrinking, order == _RANDOM, shrunk)
-        epoch += 1
-        if w_old.shape[0] > 0:
-            dw_norm = distance(w, w_old)
-        met = dw_norm < tol if dw_rule else M_new - m_new <= tol
+        _record(p, buf, 0, s.count[_N_ACTIVE], 0.0, s.alpha, s.w, False)
+
+
+@njit(cache=True)
+def _advance(p, rule, s, buf, budget):
+    """At most ``budget`` epochs of Algorithm 3.1 / 4.1 from the state ``s``; returns (epochs
+    run, finished)."""
+    n = s.alpha.shape[0]
+    count, bounds = s.count, s.bounds
+    for done in range(1, budget + 1):
+        active = count[_ACTIVE]
+        if rule.order != _CYCLIC and rule.order != _RANDOM:
+            shuffle(s.index, active)
+        if s.w_old.shape[0] > 0:
+            assign(s.w_old, s.w)
+        M_new, m_new, new_active = _pass(p, s, active, bounds[_M_OLD], bounds[_M_LOW], rule.shrinking,
+                                         rule.order == _RANDOM)
+        count[_EPOCH] += 1
+        epoch = count[_EPOCH]
+        if s.w_old.shape[0] > 0:
+            bounds[_DW] = distance(s.w, s.w_old)
+        met = bounds[_DW] < rule.tol if rule.dw_rule else M_new - m_new <= rule.tol
         converged = met and new_active == n
-        n_active = new_active
+        count[_CONVERGED] = converged
+        count[_N_ACTIVE] = new_active
         if met and not converged:  # the unshrink: every variable back, bounds reset
-            active = n
-            _reset(index)
-            M_old, m_old = np.inf, -np.inf
+            count[_ACTIVE] = n
+            reset(s.index)
+            bounds[_M_OLD], bounds[_M_LOW] = np.inf, -np.inf
         else:
-            active = new_active
-            M_old = np.inf if M_new <= 0.0 else M_new
-            m_old = -np.inf if m_new >= 0.0 else m_new
-        done = converged or epoch >= max_iter
-        if trace.due(buf, epoch, done):
-            _record(X, y, Ci, code, B, buf, epoch, n_active, dw_norm, alpha, w, done)
-        if done:
-            return alpha, w, epoch, converged
+            count[_ACTIVE] = new_active
+            bounds[_M_OLD] = np.inf if M_new <= 0.0 else M_new
+            bounds[_M_LOW] = -np.inf if m_new >= 0.0 else m_new
+        finished = converged or epoch >= rule.max_iter
+        if trace.due(buf, epoch, finished):
+            _record(p, buf, epoch, new_active, bounds[_DW], s.alpha, s.w, finished)
+        if finished:
+            return done, True
+    return budget, False
 
 
 @njit(cache=True)
-def diagonals(X, Ci, code, B, gamma):
-    """Q-bar_ii = |[x_i, B]|^2 + D_ii, the upper bounds U_i and the diagonal D_ii (eq. 3.2);
-    D_ii = gamma / C_i for the hinge smoothed by gamma > 0 (chapter 6, eq. 6.7)."""
-    n = Ci.shape[0]
-    QD, U, Dg = np.empty(n), np.empty(n), np.empty(n)
-    for i in range(n):
-        Dg[i] = gamma / Ci[i] if gamma > 0.0 else obj.diag(Ci[i], code)
-        U[i] = obj.upper(Ci[i], code)
-        QD[i] = row_sqnorm(X, i, B) + Dg[i]
-    return QD, U, Dg
-
-
-@njit(cache=True)
-def _pass(X, y, B, alpha, w, QD, U, Dg, index, active, M_old, m_old, shrinking, draw, shrunk):
+def _pass(p, s, active, M_old, m_old, shrinking, draw):
     """One outer pass of Algorithm 3.1 (4.1 with shrinking) over index[:active]: in order, or
     ``active`` coordinates drawn with replacement (``draw``). Variables that meet a shrinking
     condition (eq. 4.2) are marked, then dropped from the prefix, the others keeping their
-    order. Returns max PG, min PG and the new active size. (The step stays in this loop: a
-    call per coordinate would pay reference counting on its array arguments.)"""
+    order. Returns max PG, min PG and the new active size."""
+    X, y, B = p.X, p.y, p.B
+    alpha, w, QD, U, Dg, index, shrunk = s.alpha, s.w, s.QD, s.U, s.Dg, s.index, s.shrunk
     M_new, m_new = -np.inf, np.inf
     for t in range(active):
         if not draw and t + LOOKAHEAD < active:
@@ -122,7 +161,7 @@ def _pass(X, y, B, alpha, w, QD, U, Dg, index, active, M_old, m_old, shrinking, 
             prefetch(QD, r)
             prefetch(U, r)
             prefetch(Dg, r)
-        i = index[_below(active) if draw else t]
+        i = index[below(active) if draw else t]
         if shrunk[i]:  # drawn again after it was shrunk in this pass
             continue
         G = y[i] * row_dot(X, i, w, B) - 1.0 + Dg[i] * alpha[i]  # eq. 3.4
@@ -134,10 +173,7 @@ def _pass(X, y, B, alpha, w, QD, U, Dg, index, active, M_old, m_old, shrinking, 
         M_new = max(M_new, PG)
         m_new = min(m_new, PG)
         if abs(PG) > 1e-12:
-            if QD[i] > 0.0:
-                new = min(max(a - G / QD[i], 0.0), U[i])  # eq. 3.5
-            else:  # x_i = 0 (hinge, no bias): f is linear in alpha_i, so go to the bound G points to
-                new = U[i] if G < 0.0 else 0.0
+            new = clipped_step(a, G, QD[i], U[i])  # eq. 3.5
             alpha[i] = new
             row_axpy(X, i, (new - a) * y[i], w, B)  # eq. 3.7
     return M_new, m_new, _compact(index, active, shrunk)
@@ -158,34 +194,13 @@ def _compact(index, active, shrunk):
 
 
 @njit(cache=True)
-def shuffle(index, active):
-    """A uniform random permutation of index[:active] (Fisher-Yates)."""
-    for s in range(active - 1):
-        j = s + _below(active - s)
-        t = index[s]
-        index[s] = index[j]
-        index[j] = t
-
-
-@njit(cache=True)
-def _below(k):
-    """A random integer in [0, k): one uniform double (numba's randint costs several)."""
-    return min(int(np.random.random() * k), k - 1)
-
-
-@njit(cache=True)
-def _reset(index):
-    for i in range(index.shape[0]):
-        index[i] = i
-
-
-@njit(cache=True)
-def _record(X, y, Ci, code, B, buf, epoch, n_active, dw_norm, alpha, w, last):
+def _record(p, buf, epoch, n_active, dw_norm, alpha, w, last):
     """P, D and the KKT violation max |PG_i| over all variables (one extra pass over X)."""
+    X, y, Ci, code, B = p
     t = trace.pause(buf)
     m = margins(X, y, w, B, np.empty(alpha.shape[0]))
     wnorm2 = dot(w, w)  # w = w(alpha) exactly, bias weight included
-    p = obj.primal_value(wnorm2, m, Ci, code)
+    primal = obj.primal_value(wnorm2, m, Ci, code)
     d = obj.dual_value(alpha, wnorm2, Ci, code)
     kkt = obj.kkt_violation(alpha, obj.gradient(alpha, m, Ci, code, m), Ci, code, y, False)
-    trace.record(buf, epoch, p, d, kkt, n_active, dw_norm, t, alpha, w, last)
+    trace.record(buf, epoch, primal, d, kkt, n_active, dw_norm, t, alpha, w, last)

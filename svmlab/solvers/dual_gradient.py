@@ -13,29 +13,90 @@ rise, L is doubled and the step retried, so f never increases.
 Stops when the KKT violation (:func:`svmlab.objective.kkt_violation`) is at most ``tol``.
 """
 
+from collections import namedtuple
+
 import numpy as np
 from numba import njit
 
 from .. import objective as obj
 from .. import trace
 from ..kernels import kernel_matrix
-from ..rows import assign, axpy, dot, matvec, multiply, n_cols, rmatvec, spectral_norm_sq
-from . import SolverResult
+from ..rows import assign, axpy, dot, matvec, multiply, rmatvec, spectral_norm_sq
+from . import KernelProblem, SolverResult
+from .coordinate import Problem, Stop, box, primal_size
+
+Form = namedtuple("Form", "A y Ci code B kernel_form free")
+Form.__doc__ = """The dual as this solver sees it: A is X (explicit features, bias feature B) or
+Q (``kernel_form``); ``free`` adds the hyperplane y'alpha = 0 of a free bias."""
+
+Arrays = namedtuple("Arrays", "alpha w m G new step m_new U reals count")
+Arrays.__doc__ = """The state: alpha, w (explicit features; the bias for a kernel), m = Q alpha,
+the gradient G, the scratch new, step, m_new, the box U, reals = [f, L, |dw|, b, KKT] and
+count = [epoch, finished, converged]."""
+_F, _L, _DW, _B, _KKT = 0, 1, 2, 3, 4
+_EPOCH, _FINISHED, _CONVERGED = 0, 1, 2
+
+
+class State:
+    """A run of projected gradient, advanced by :func:`svmlab.solvers.slices.run`."""
+
+    unit = "epoch"
+
+    def __init__(self, form, stop, L, buf, alpha0=None):
+        n = form.y.shape[0]
+        U = box(form.Ci, form.code)
+        w = np.zeros(1 if form.kernel_form else primal_size(form.A))
+        alpha, m, f = np.zeros(n), np.zeros(n), 0.0
+        if alpha0 is not None:  # the old alpha projected onto the new feasible set
+            _project(np.asarray(alpha0, dtype=float), form.y, U, form.free, alpha)
+            _margins(form.A, form.y, alpha, form.B, form.kernel_form, w, m)
+            f = _f(alpha, m, form.Ci, form.code)
+        self.form, self.stop, self.buf = form, stop, buf
+        self.arrays = Arrays(alpha, w, m, np.empty(n), np.empty(n), np.empty(n), np.empty(n), U,
+                             np.array([f, L, 0.0, 0.0, np.inf]), np.zeros(3, dtype=np.int64))
+        trace.start(buf)
+        _evaluate(form, stop, self.arrays, buf)
+
+    def advance(self, budget):
+        return _advance(self.form, self.stop, self.arrays, self.buf, budget)
+
+    def status(self):
+        a = self.arrays
+        return a.count[_EPOCH], np.sum(a.alpha > 0.0), np.nan
+
+    def result(self):
+        a = self.arrays
+        return SolverResult(a.alpha, None if self.form.kernel_form else a.w, a.reals[_B], int(a.count[_EPOCH]),
+                            bool(a.count[_CONVERGED]))
+
+
+def start(problem, stop, buf, rng, alpha0=None):
+    """Explicit features, no bias or a regularized one (no equality constraint)."""
+    X, y, Ci, code, B = problem
+    L = _positive(spectral_norm_sq(X, B) + _max_diag(Ci, code))
+    return State(Form(X, y, Ci, code, B, False, False), stop, L, buf, alpha0)
+
+
+def start_kernel(problem, stop, buf, rng, alpha0=None):
+    """A kernel: builds Q_ij = y_i y_j K(x_i, x_j) (n x n, stored); ``free`` adds the free bias."""
+    X, kernel, y, Ci, code, free = problem
+    Q = y[:, None] * kernel_matrix(kernel, X, X) * y[None, :]
+    L = _positive(np.sqrt(spectral_norm_sq(Q, 0.0)) + _max_diag(Ci, code))
+    return State(Form(Q, y, Ci, code, 0.0, True, free), stop, L, buf, alpha0)
 
 
 def solve_linear(X, y, Ci, code, B, tol, max_iter, rng, buf):
-    """Explicit features, no bias or a regularized one (no equality constraint)."""
-    L = _positive(spectral_norm_sq(X, B) + _max_diag(Ci, code))
-    alpha, w, b, n_iter, converged = _projected_gradient(X, y, Ci, code, B, False, False, tol, max_iter, L, buf)
-    return SolverResult(alpha, w, b, n_iter, converged)
+    """:func:`start` run in one slice."""
+    state = start(Problem(X, y, Ci, code, B), Stop(tol, max_iter), buf, rng)
+    state.advance(max_iter)
+    return state.result()
 
 
 def solve_kernel(X, kernel, y, Ci, code, free, tol, max_iter, rng, buf):
-    """A kernel: builds Q_ij = y_i y_j K(x_i, x_j) (n x n, stored); ``free`` adds the free bias."""
-    Q = y[:, None] * kernel_matrix(kernel, X, X) * y[None, :]
-    L = _positive(np.sqrt(spectral_norm_sq(Q, 0.0)) + _max_diag(Ci, code))
-    alpha, _, b, n_iter, converged = _projected_gradient(Q, y, Ci, code, 0.0, True, free, tol, max_iter, L, buf)
-    return SolverResult(alpha, None, b, n_iter, converged)
+    """:func:`start_kernel` run in one slice."""
+    state = start_kernel(KernelProblem(X, kernel, y, Ci, code, free), Stop(tol, max_iter), buf, rng)
+    state.advance(max_iter)
+    return state.result()
 
 
 def _positive(L):
@@ -110,16 +171,16 @@ MAX_HALVINGS = 64  # of the step 1/L: past 2^-64 of the step from the power iter
 
 
 @njit(cache=True)
-def _descent_step(A, y, Ci, code, B, kernel_form, free, U, alpha, G, f, L, w, step, new, m_new):
+def _descent_step(p, s, f, L):
     """The projected step from alpha with step 1/L, L doubled until f does not rise; returns
     (f at the new point, the L used), or (f, inf) when MAX_HALVINGS doublings did not do (f
     not finite, or the problem unbounded: an indefinite kernel with the squared hinge)."""
     for _ in range(MAX_HALVINGS):
-        assign(step, alpha)
-        axpy(-1.0 / L, G, step)
-        _project(step, y, U, free, new)
-        _margins(A, y, new, B, kernel_form, w, m_new)
-        f_new = _f(new, m_new, Ci, code)
+        assign(s.step, s.alpha)
+        axpy(-1.0 / L, s.G, s.step)
+        _project(s.step, p.y, s.U, p.free, s.new)
+        _margins(p.A, p.y, s.new, p.B, p.kernel_form, s.w, s.m_new)
+        f_new = _f(s.new, s.m_new, p.Ci, p.code)
         if f_new <= f + 1e-12 * abs(f):
             return f_new, L
         L *= 2.0
@@ -127,46 +188,48 @@ def _descent_step(A, y, Ci, code, B, kernel_form, free, U, alpha, G, f, L, w, st
 
 
 @njit(cache=True)
-def _projected_gradient(A, y, Ci, code, B, kernel_form, free, tol, max_iter, L, buf):
-    n = y.shape[0]
-    U = np.empty(n)
-    for i in range(n):
-        U[i] = obj.upper(Ci[i], code)
-    w = np.zeros(1 if kernel_form else n_cols(A) + 1)
-    alpha = np.zeros(n)
-    m = np.zeros(n)
-    G = np.empty(n)
-    new = np.empty(n)
-    step = np.empty(n)
-    m_new = np.empty(n)
-    f = 0.0
-    trace.start(buf)
-    epoch = 0
-    dw_norm = 0.0
-    while True:
-        obj.gradient(alpha, m, Ci, code, G)
-        kkt = obj.kkt_violation(alpha, G, Ci, code, y, free)
-        done = kkt <= tol or epoch >= max_iter
-        b = obj.free_bias(alpha, G, Ci, code, y) if free else 0.0
-        if trace.due(buf, epoch, done):
-            t = trace.pause(buf)
-            wnorm2 = dot(alpha, m)
-            axpy(b, y, m)  # margins with the free bias, for P
-            p = obj.primal_value(wnorm2, m, Ci, code)
-            axpy(-b, y, m)
-            if kernel_form:
-                w[0] = b  # a kernel solver's snapshot "w" is its bias
-            trace.record(buf, epoch, p, -f, kkt, np.sum(alpha > 0.0), dw_norm, t, alpha, w, done)
-        if done:
-            break
-        epoch += 1
-        f_new, L = _descent_step(A, y, Ci, code, B, kernel_form, free, U, alpha, G, f, L, w, step, new, m_new)
+def _evaluate(p, stop, s, buf):
+    """The gradient, the KKT violation, the bias, the stopping test and the trace at alpha;
+    returns whether the run is over."""
+    alpha, m, G, y, Ci, code = s.alpha, s.m, s.G, p.y, p.Ci, p.code
+    epoch = s.count[_EPOCH]
+    obj.gradient(alpha, m, Ci, code, G)
+    kkt = obj.kkt_violation(alpha, G, Ci, code, y, p.free)
+    done = kkt <= stop.tol or epoch >= stop.max_iter
+    b = obj.free_bias(alpha, G, Ci, code, y) if p.free else 0.0
+    s.reals[_B], s.reals[_KKT] = b, kkt
+    if trace.due(buf, epoch, done):
+        t = trace.pause(buf)
+        wnorm2 = dot(alpha, m)
+        axpy(b, y, m)  # margins with the free bias, for P
+        primal = obj.primal_value(wnorm2, m, Ci, code)
+        axpy(-b, y, m)
+        if p.kernel_form:
+            s.w[0] = b  # a kernel solver's snapshot "w" is its bias
+        trace.record(buf, epoch, primal, -s.reals[_F], kkt, np.sum(alpha > 0.0), s.reals[_DW], t, alpha, s.w, done)
+    s.count[_FINISHED] = done
+    s.count[_CONVERGED] = kkt <= stop.tol
+    return done
+
+
+@njit(cache=True)
+def _advance(p, stop, s, buf, budget):
+    """At most ``budget`` epochs of Algorithm 2.1; returns (epochs run, finished)."""
+    if s.count[_FINISHED]:
+        return 0, True
+    for done in range(1, budget + 1):
+        s.count[_EPOCH] += 1
+        f_new, L = _descent_step(p, s, s.reals[_F], s.reals[_L])
+        s.reals[_L] = L
         if L == np.inf:  # no step lowers f: stop uncertified, w back at w(alpha)
-            _margins(A, y, alpha, B, kernel_form, w, m)
-            return alpha, w, b, epoch, False
-        dw2 = dot(new, m_new) - 2.0 * dot(alpha, m_new) + dot(alpha, m)  # |dw|^2 = d' Q d
-        dw_norm = np.sqrt(max(dw2, 0.0))
-        assign(alpha, new)
-        assign(m, m_new)
-        f = f_new
-    return alpha, w, b, epoch, kkt <= tol
+            _margins(p.A, p.y, s.alpha, p.B, p.kernel_form, s.w, s.m)
+            s.count[_FINISHED], s.count[_CONVERGED] = 1, 0
+            return done, True
+        dw2 = dot(s.new, s.m_new) - 2.0 * dot(s.alpha, s.m_new) + dot(s.alpha, s.m)  # |dw|^2 = d' Q d
+        s.reals[_DW] = np.sqrt(max(dw2, 0.0))
+        assign(s.alpha, s.new)
+        assign(s.m, s.m_new)
+        s.reals[_F] = f_new
+        if _evaluate(p, stop, s, buf):
+            return done, True
+    return budget, False

@@ -1,0 +1,98 @@
+"""What the linear dual solvers share: the problem bundle, the diagonals and box of the unified
+dual (eq. 3.2), the clipped coordinate step (eq. 3.5) and the one random path (a uniform
+integer from one double, and the Fisher-Yates permutation built on it).
+
+Every solver that draws a permutation of the coordinates draws it through :func:`shuffle`, so
+two solvers seeded alike visit the coordinates in the same order.
+"""
+
+from collections import namedtuple
+
+import numpy as np
+from numba import njit
+
+from .. import objective as obj
+from ..rows import CSR, rmatvec, row_sqnorm
+
+LOOKAHEAD = 4  # steps ahead whose row and per-sample values start loading early (rows.prefetch)
+
+Problem = namedtuple("Problem", "X y Ci code B")
+Problem.__doc__ = """One binary linear problem: the rows X (rows.as_rows), labels y in {-1, +1},
+the per-sample penalties C_i, the loss code (objective.HINGE / SQUARED_HINGE) and the value B of
+the bias feature (0: no bias)."""
+
+Stop = namedtuple("Stop", "tol max_iter")
+Stop.__doc__ = """The stopping rule's numbers: the tolerance and the most epochs."""
+
+
+@njit(cache=True)
+def diagonals(X, Ci, code, B, gamma):
+    """Q-bar_ii = |[x_i, B]|^2 + D_ii, the upper bounds U_i and the diagonal D_ii (eq. 3.2);
+    D_ii = gamma / C_i for the hinge smoothed by gamma > 0 (chapter 6, eq. 6.7)."""
+    n = Ci.shape[0]
+    QD, U, Dg = np.empty(n), np.empty(n), np.empty(n)
+    for i in range(n):
+        Dg[i] = gamma / Ci[i] if gamma > 0.0 else obj.diag(Ci[i], code)
+        U[i] = obj.upper(Ci[i], code)
+        QD[i] = row_sqnorm(X, i, B) + Dg[i]
+    return QD, U, Dg
+
+
+@njit(cache=True)
+def clipped_step(a, G, QD, U):
+    """The exact minimiser of the dual along coordinate i, clipped to the box (eq. 3.5):
+    min(max(a - G / Q-bar_ii, 0), U_i). When Q-bar_ii = 0 (x_i = 0, hinge, no bias) the dual is
+    linear in alpha_i, so the step goes to the bound the gradient points to."""
+    if QD > 0.0:
+        return min(max(a - G / QD, 0.0), U)
+    return U if G < 0.0 else 0.0
+
+
+@njit(cache=True)
+def shuffle(index, active):
+    """A uniform random permutation of index[:active] (Fisher-Yates)."""
+    for s in range(active - 1):
+        j = s + below(active - s)
+        t = index[s]
+        index[s] = index[j]
+        index[j] = t
+
+
+@njit(cache=True)
+def below(k):
+    """A random integer in [0, k): one uniform double (numba's randint costs several)."""
+    return min(int(np.random.random() * k), k - 1)
+
+
+@njit(cache=True)
+def reset(index):
+    """index[i] = i."""
+    for i in range(index.shape[0]):
+        index[i] = i
+
+
+@njit(cache=True)
+def seed(value):
+    """Seed numba's global generator, which then persists between calls in this thread: the
+    draws of a run sliced into many calls are those of one call."""
+    np.random.seed(value)
+
+
+def primal_size(X):
+    """The length d + 1 of w (the bias feature's weight last), for dense rows or CSR."""
+    return (int(X.n_cols) if isinstance(X, CSR) else X.shape[1]) + 1
+
+
+def w_of(X, y, B, alpha):
+    """w(alpha) = sum_i alpha_i y_i [x_i, B] (eq. 3.7 summed)."""
+    return rmatvec(X, alpha * y, B, np.zeros(primal_size(X)))
+
+
+def box(Ci, code):
+    """The upper bounds U_i of the dual box (eq. 3.2)."""
+    return np.array([obj.upper(c, code) for c in Ci])
+
+
+def warm_alpha(alpha, Ci, code):
+    """A previous fit's alpha clipped to this fit's box [0, U_i] (a copy), for warm_start."""
+    return np.clip(np.asarray(alpha, dtype=float), 0.0, box(Ci, code))
