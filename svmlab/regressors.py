@@ -15,6 +15,9 @@ from .estimators import ConvergenceWarning, NotFittedError, _Binary, _check_fini
 from .kernels import KERNELS, check_positive_semidefinite, kernel_matvec, make_kernel
 from .params import Parameters
 from .rows import as_rows
+from .solvers import slices
+from .solvers.coordinate import Stop
+from .solvers.dcd_svr import Problem
 from .trace import Recorder
 from .validation import (check_bool, check_features, check_random_state, check_X_target, non_negative_number, one_of,
                          positive_int, positive_number, regression_loss_code, sklearn_compatible, trace_every)
@@ -138,9 +141,12 @@ class LinearSVR(_SVRBase):
         return X.shape[1] + 1
 
     def _fit(self, solve, extra, X, z, Ci, o, recorder):
+        """Runs the solver's state in slices (:mod:`svmlab.solvers.slices`)."""
         B, d = o["B"], X.shape[1]
-        result = solve(as_rows(X), z, Ci, o["epsilon"], o["code"], B, o["tol"], o["max_iter"], o["rng"],
-                       recorder.buffers, **extra)
+        problem = Problem(as_rows(X), z, Ci, o["epsilon"], o["code"], B)
+        start = solvers.starter(self._solvers, self.solver)
+        state = start(problem, Stop(o["tol"], o["max_iter"]), recorder.buffers, o["rng"], **extra)
+        result = slices.run(state, self.solver).result()
         to_user = lambda w: (w[:d].copy(), B * w[d])  # noqa: E731 - b = B * (weight of the bias feature)
         coef, b = to_user(result.w)
         return _Binary(result.alpha, coef, b, result.n_iter, result.converged, recorder.to_trace(self.solver, to_user))

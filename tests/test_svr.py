@@ -165,6 +165,30 @@ def test_csr_equals_dense_and_random_state_reproduces():
     assert not np.array_equal(fit(X, z, C=0.1, tol=1e-3, random_state=1).alpha_, dense.alpha_)
 
 
+def test_slices_take_the_steps_of_one_call():
+    """The solver's state advanced one epoch a slice gives the iterates of one call, bit for bit."""
+    from svmlab.solvers import dcd_svr
+    from svmlab.solvers.coordinate import Stop
+    from svmlab.trace import Recorder
+
+    X, z = data("diabetes")
+    problem = dcd_svr.Problem(X, z, np.full(len(z), 0.5), 0.1, reg.EPSILON_INSENSITIVE, 1.0)
+    def state():  # one run at a time: numba's generator, seeded by start, persists between slices
+        return dcd_svr.start(problem, Stop(1e-3, 1000), Recorder(0, 1, len(z), 11).buffers,
+                             np.random.default_rng(3))
+
+    whole = state()
+    whole.advance(1000)
+    one = whole.result()
+    sliced, finished = state(), False
+    while not finished:
+        _, finished = sliced.advance(1)
+    sliced = sliced.result()
+    assert one.converged and one.n_iter == sliced.n_iter > 1
+    np.testing.assert_array_equal(one.alpha, sliced.alpha)
+    np.testing.assert_array_equal(one.w, sliced.w)
+
+
 def test_attributes_score_and_support():
     X, z = data("line")
     model = fit(X, z, C=1.0, epsilon=0.5)

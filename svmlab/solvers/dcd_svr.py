@@ -25,7 +25,12 @@ at 0 with G_+ > M and G_- < -M, at U_i with G_+ < -M, or at -U_i with G_- > M. S
 (LIBLINEAR's rule): the sum of the violations over an epoch falls to ``tol`` times that of
 the first epoch; when the shrunk problem meets it, every variable comes back and the rule
 must hold on a full epoch.
+
+The run is a :class:`State` that :func:`svmlab.solvers.slices.run` advances a few epochs at a
+time (``start``); ``solve`` runs it in one call.
 """
+
+from collections import namedtuple
 
 import numpy as np
 from numba import njit
@@ -33,76 +38,130 @@ from numba import njit
 from .. import objective as obj
 from .. import regression as reg
 from .. import trace
-from ..rows import dot, matvec, n_cols, n_rows, prefetch, prefetch_row, row_axpy, row_dot, row_sqnorm
+from ..rows import dot, matvec, prefetch, prefetch_row, row_axpy, row_dot, row_sqnorm
 from ..validation import check_bool, one_of
 from . import SolverResult
-from .dcd import LOOKAHEAD, _compact, shuffle  # the classification DCD's active-set helpers
+from .coordinate import LOOKAHEAD, Stop, primal_size, reset, seed, shuffle
+from .dcd import _compact  # the classification DCD's removal of shrunk variables
 
 ORDERS = ("permutation", "cyclic")
 
+Problem = namedtuple("Problem", "X z Ci epsilon code B")
+Problem.__doc__ = """One linear regression problem: the rows X (rows.as_rows), targets z, penalties
+C_i, the tube's half-width epsilon, the loss code (regression.EPSILON_INSENSITIVE /
+SQUARED_EPSILON_INSENSITIVE) and the value B of the bias feature (0: no bias)."""
+
+Rule = namedtuple("Rule", "tol max_iter shrinking cyclic")
+
+Arrays = namedtuple("Arrays", "beta w H U index shrunk count bounds")
+Arrays.__doc__ = """The state a slice advances: beta, w, H_i = Q_ii + D_ii, U_i, the active set
+index[:active] and the marks of the pass, count = [epoch, active, n_active, converged] and
+bounds = [M_old, the first epoch's summed violation (-1 before it)]."""
+_EPOCH, _ACTIVE, _N_ACTIVE, _CONVERGED = 0, 1, 2, 3
+_M_OLD, _FIRST = 0, 1
+
+
+class State:
+    """A DCD-SVR run, advanced by :func:`svmlab.solvers.slices.run` (see its contract)."""
+
+    unit = "epoch"
+
+    def __init__(self, problem, rule, buf, seed_value):
+        n = len(problem.z)
+        H, U = _diagonals(problem.X, problem.Ci, problem.code, problem.B)
+        count = np.array([0, n, n, 0], dtype=np.int64)
+        self.problem, self.rule, self.buf = problem, rule, buf
+        self.arrays = Arrays(np.zeros(n), np.zeros(primal_size(problem.X)), H, U, np.arange(n),
+                             np.zeros(n, dtype=np.bool_), count, np.array([np.inf, -1.0]))
+        _begin(problem, self.arrays, buf, seed_value)
+
+    def advance(self, budget):
+        return _advance(self.problem, self.rule, self.arrays, self.buf, budget)
+
+    def status(self):
+        count = self.arrays.count
+        return count[_EPOCH], count[_N_ACTIVE], np.nan
+
+    def result(self):
+        a = self.arrays
+        return SolverResult(a.beta, a.w, 0.0, int(a.count[_EPOCH]), bool(a.count[_CONVERGED]))
+
+
+def start(problem, stop, buf, rng, shrinking=True, order="permutation"):
+    """A DCD-SVR state on ``problem`` (a :data:`Problem`), from beta = 0."""
+    rule = Rule(stop.tol, stop.max_iter, check_bool(shrinking, "shrinking"),
+                one_of(order, "order", ORDERS) == "cyclic")
+    return State(problem, rule, buf, int(rng.integers(2**31 - 1)))
+
 
 def solve(X, z, Ci, epsilon, code, B, tol, max_iter, rng, buf, shrinking, order):
-    """Ho and Lin's Algorithm 4 (see the module docstring). ``X`` is dense or a ``CSR``
-    tuple, ``z`` the targets, ``B`` the bias feature's value (0: no bias). Returns a
+    """Ho and Lin's Algorithm 4 in one slice (see the module docstring). ``X`` is dense or a
+    ``CSR`` tuple, ``z`` the targets, ``B`` the bias feature's value (0: no bias). Returns a
     :class:`SolverResult` with ``alpha`` = beta and w of length d + 1 (bias weight last)."""
-    shrinking = check_bool(shrinking, "shrinking")
-    cyclic = one_of(order, "order", ORDERS) == "cyclic"
-    seed = int(rng.integers(2**31 - 1))
-    beta, w, n_iter, converged = _dcd_svr(X, z, Ci, float(epsilon), code, B, tol, max_iter, seed, buf,
-                                          shrinking, cyclic)
-    return SolverResult(beta, w, 0.0, n_iter, converged)
+    state = start(Problem(X, z, Ci, float(epsilon), code, B), Stop(tol, max_iter), buf, rng, shrinking, order)
+    state.advance(max_iter)
+    return state.result()
 
 
 @njit(cache=True)
-def _dcd_svr(X, z, Ci, epsilon, code, B, tol, max_iter, seed, buf, shrinking, cyclic):
-    n = n_rows(X)
-    np.random.seed(seed)
-    beta = np.zeros(n)
-    w = np.zeros(n_cols(X) + 1)
+def _diagonals(X, Ci, code, B):
+    """H_i = |[x_i, B]|^2 + D_ii and the bounds U_i."""
+    n = Ci.shape[0]
     H, U = np.empty(n), np.empty(n)
     for i in range(n):
         U[i] = obj.upper(Ci[i], code)
         H[i] = row_sqnorm(X, i, B) + obj.diag(Ci[i], code)
-    index = np.arange(n)
-    shrunk = np.zeros(n, dtype=np.bool_)
-    active = n
-    M_old = np.inf
-    first = -1.0  # the first epoch's sum of violations
-    epoch = 0
-    trace.start(buf)
-    if buf.every > 0:
-        _record(X, z, Ci, epsilon, code, B, buf, 0, active, beta, w, False)
-    while True:
-        if not cyclic:
-            shuffle(index, active)
-        M_new, total, new_active = _pass(X, z, Ci, epsilon, code, B, beta, w, H, U, index, active, M_old,
-                                         shrinking, shrunk)
-        epoch += 1
-        if first < 0.0:
-            first = total
-        met = total <= tol * first
-        converged = met and new_active == n
-        n_active = new_active
-        if met and not converged:  # the unshrink: every variable back
-            active = n
-            for i in range(n):
-                index[i] = i
-            M_old = np.inf
-        else:
-            active = new_active
-            M_old = M_new
-        done = converged or epoch >= max_iter
-        if trace.due(buf, epoch, done):
-            _record(X, z, Ci, epsilon, code, B, buf, epoch, n_active, beta, w, done)
-        if done:
-            return beta, w, epoch, converged
+    return H, U
 
 
 @njit(cache=True)
-def _pass(X, z, Ci, epsilon, code, B, beta, w, H, U, index, active, M_old, shrinking, shrunk):
+def _begin(p, s, buf, seed_value):
+    seed(seed_value)
+    trace.start(buf)
+    if buf.every > 0:
+        _record(p, buf, 0, s.count[_N_ACTIVE], s.beta, s.w, False)
+
+
+@njit(cache=True)
+def _advance(p, rule, s, buf, budget):
+    """At most ``budget`` epochs from the state ``s``; returns (epochs run, finished)."""
+    n = s.beta.shape[0]
+    count, bounds = s.count, s.bounds
+    for done in range(1, budget + 1):
+        active = count[_ACTIVE]
+        if not rule.cyclic:
+            shuffle(s.index, active)
+        M_new, total, new_active = _pass(p, s, active, bounds[_M_OLD], rule.shrinking)
+        count[_EPOCH] += 1
+        epoch = count[_EPOCH]
+        if bounds[_FIRST] < 0.0:
+            bounds[_FIRST] = total
+        met = total <= rule.tol * bounds[_FIRST]  # LIBLINEAR's rule
+        converged = met and new_active == n
+        count[_CONVERGED] = converged
+        count[_N_ACTIVE] = new_active
+        if met and not converged:  # the unshrink: every variable back
+            count[_ACTIVE] = n
+            reset(s.index)
+            bounds[_M_OLD] = np.inf
+        else:
+            count[_ACTIVE] = new_active
+            bounds[_M_OLD] = M_new
+        finished = converged or epoch >= rule.max_iter
+        if trace.due(buf, epoch, finished):
+            _record(p, buf, epoch, new_active, s.beta, s.w, finished)
+        if finished:
+            return done, True
+    return budget, False
+
+
+@njit(cache=True)
+def _pass(p, s, active, M_old, shrinking):
     """One epoch over index[:active]. Variables that meet a shrinking condition are marked,
     then dropped from the prefix, the others keeping their order. Returns the largest and the
     summed violation and the new active size."""
+    X, z, Ci, epsilon, code, B = p
+    beta, w, H, U, index, shrunk = s.beta, s.w, s.H, s.U, s.index, s.shrunk
     M_new, total = 0.0, 0.0
     for t in range(active):
         if t + LOOKAHEAD < active:  # start loading a row a few steps ahead (random order: memory latency)
@@ -142,8 +201,9 @@ def _step(b, gp, gn, h, u):
 
 
 @njit(cache=True)
-def _record(X, z, Ci, epsilon, code, B, buf, epoch, n_active, beta, w, last):
+def _record(p, buf, epoch, n_active, beta, w, last):
     """P, D and the KKT violation max |PG_i| over all variables (one extra pass over X)."""
+    X, z, Ci, epsilon, code, B = p
     t = trace.pause(buf)
     n = beta.shape[0]
     f = matvec(X, w, B, np.empty(n))
@@ -151,7 +211,7 @@ def _record(X, z, Ci, epsilon, code, B, buf, epoch, n_active, beta, w, last):
     for i in range(n):
         r[i] = z[i] - f[i]
     wnorm2 = dot(w, w)  # w = w(beta) exactly, bias weight included
-    p = reg.primal_value(wnorm2, r, Ci, epsilon, code)
+    primal = reg.primal_value(wnorm2, r, Ci, epsilon, code)
     d = reg.dual_value(beta, wnorm2, z, Ci, epsilon, code)
     kkt = reg.kkt_violation(beta, reg.gradient(beta, f, z, Ci, code, f), Ci, epsilon, code, False)
-    trace.record(buf, epoch, p, d, kkt, n_active, 0.0, t, beta, w, last)
+    trace.record(buf, epoch, primal, d, kkt, n_active, 0.0, t, beta, w, last)
