@@ -55,7 +55,8 @@ class _SVRBase(Parameters):
     def _check_params(self):
         one_of(self.solver, "solver", tuple(self._solvers))
         return dict(C=positive_number(self.C, "C"), epsilon=non_negative_number(self.epsilon, "epsilon"),
-                    tol=positive_number(self.tol, "tol"), max_iter=positive_int(self.max_iter, "max_iter"), every=trace_every(self.trace))
+                    tol=positive_number(self.tol, "tol"), max_iter=positive_int(self.max_iter, "max_iter"),
+                    every=trace_every(self.trace))
 
     def _store(self, X, fit):
         """alpha_ holds beta_i = alpha_i - alpha_i^* for every sample; dual_coef_ the non-zero ones."""
@@ -209,8 +210,8 @@ class KernelSVR(_SVRBase):
     def _fit(self, solve, extra, X, z, Ci, o, recorder):
         self._kernel = make_kernel(self.kernel, X, self.gamma, self.degree, self.coef0)
         check_positive_semidefinite(self._kernel, X, "hinge")  # the L1 loss: a box, as the hinge
-        result = solve(X, self._kernel, z, Ci, o["epsilon"], o["tol"], o["max_iter"], np.random.default_rng(0),
-                       recorder.buffers, **extra)
+        rng = np.random.default_rng(0)  # KernelSVR has no random_state (as SVR): a fixed seed keeps fits repeatable
+        result = solve(X, self._kernel, z, Ci, o["epsilon"], o["tol"], o["max_iter"], rng, recorder.buffers, **extra)
         to_user = lambda w: (np.zeros(0), w[0])  # noqa: E731
         return _Binary(result.alpha, None, result.b, result.n_iter, result.converged,
                        recorder.to_trace(self.solver, to_user))
