@@ -14,6 +14,10 @@ from numba import njit
 from .. import objective as obj
 from ..rows import CSR, rmatvec, row_sqnorm
 
+ORDERS = ("permutation", "cyclic", "random")  # of the coordinates within an epoch
+OUTPUTS = ("last", "average", "random")  # of the stochastic solvers: last state, window average, a random state
+_PERMUTATION, _CYCLIC, _RANDOM = 0, 1, 2
+_LAST, _AVERAGE, _RANDOM_ITERATE = 0, 1, 2
 LOOKAHEAD = 4  # steps ahead whose row and per-sample values start loading early (rows.prefetch)
 
 Problem = namedtuple("Problem", "X y Ci code B")
@@ -62,6 +66,18 @@ def shuffle(index, active):
 def below(k):
     """A random integer in [0, k): one uniform double (numba's randint costs several)."""
     return min(int(np.random.random() * k), k - 1)
+
+
+@njit(cache=True)
+def epoch_order(order, index):
+    """The coordinates of one epoch in ``index``: shuffled, left in index order, or drawn
+    with replacement. Uses numba's generator, seeded once a solve."""
+    n = index.shape[0]
+    if order == _PERMUTATION:
+        np.random.shuffle(index)
+    elif order == _RANDOM:
+        for s in range(n):
+            index[s] = np.random.randint(0, n)
 
 
 @njit(cache=True)

@@ -31,12 +31,10 @@ from .. import trace
 from ..rows import assign, distance, dot, margins, prefetch, prefetch_row, row_axpy, row_dot
 from ..validation import check_bool, one_of
 from . import SolverResult
-from .coordinate import (LOOKAHEAD, Problem, Stop, below, clipped_step, diagonals, primal_size, reset, seed, shuffle,
-                         w_of, warm_alpha)
+from .coordinate import (_CYCLIC, _RANDOM, LOOKAHEAD, ORDERS, Problem, Stop, below, clipped_step, diagonals,
+                         primal_size, reset, seed, shuffle, w_of, warm_alpha)
 
-ORDERS = ("permutation", "cyclic", "random")
 STOPPING = ("pg", "dw")
-_CYCLIC, _RANDOM = 1, 2
 
 Rule = namedtuple("Rule", "tol max_iter shrinking order dw_rule")
 Rule.__doc__ = """DCD's stopping rule and options: tol, max_iter, shrinking, the order code and
