@@ -70,7 +70,7 @@ class State:
                             bool(a.count[_CONVERGED]))
 
 
-def start(problem, stop, buf, rng, alpha0=None):
+def start_linear(problem, stop, buf, rng, alpha0=None):
     """Explicit features, no bias or a regularized one (no equality constraint)."""
     X, y, Ci, code, B = problem
     L = _positive(spectral_norm_sq(X, B) + _max_diag(Ci, code))
@@ -86,8 +86,8 @@ def start_kernel(problem, stop, buf, rng, alpha0=None):
 
 
 def solve_linear(X, y, Ci, code, B, tol, max_iter, rng, buf):
-    """:func:`start` run in one slice."""
-    state = start(Problem(X, y, Ci, code, B), Stop(tol, max_iter), buf, rng)
+    """:func:`start_linear` run in one slice."""
+    state = start_linear(Problem(X, y, Ci, code, B), Stop(tol, max_iter), buf, rng)
     state.advance(max_iter)
     return state.result()
 

@@ -26,7 +26,9 @@ The contract a solver state keeps (stable: SMO and kernel DCD follow it too):
 about ``target`` seconds on whatever machine runs it (nothing tuned here): the first slice is
 one unit, then the budget follows the measured rate, growing at most fourfold a slice. Between
 slices Python runs, so a Ctrl-C raises a plain ``KeyboardInterrupt`` within about one slice,
-and ``progress(Progress)`` is called when given.
+and ``progress(Progress)`` is called when given. (A Ctrl-C that lands inside a kernel's
+object-mode block, the trace's clock, surfaces as a SystemError; the driver raises it as the
+KeyboardInterrupt it is.)
 """
 
 import time
@@ -56,7 +58,7 @@ def run(state, solver="", progress=None, target=TARGET_SECONDS):
     begin = time.perf_counter()
     while True:
         t0 = time.perf_counter()
-        done, finished = state.advance(budget)
+        done, finished = _advance(state, budget)
         t1 = time.perf_counter()
         if progress is not None:
             units, n_active, gap = state.status()
@@ -65,6 +67,18 @@ def run(state, solver="", progress=None, target=TARGET_SECONDS):
         if finished:
             return state
         budget = next_budget(done, t1 - t0, budget, target)
+
+
+def _advance(state, budget):
+    """state.advance(budget); a Ctrl-C that lands in a kernel's object-mode block (the trace's
+    clock runs Python inside numba) surfaces there as a SystemError caused by the
+    KeyboardInterrupt: it is raised as the plain KeyboardInterrupt it is."""
+    try:
+        return state.advance(budget)
+    except SystemError as error:
+        if isinstance(error.__cause__, KeyboardInterrupt) or isinstance(error.__context__, KeyboardInterrupt):
+            raise KeyboardInterrupt from None
+        raise
 
 
 def describe(p):
