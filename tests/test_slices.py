@@ -172,3 +172,20 @@ def test_next_budget_follows_the_measured_rate_and_grows_boundedly():
     assert next_budget(10, 0.01, 10, target=0.03) == 30  # 1000 units/s for 30 ms
     assert next_budget(1, 1e-6, 1, target=0.03) == GROWTH  # fast: grows, but at most GROWTH times
     assert next_budget(100, 10.0, 100, target=0.03) == 1  # slow: at least one unit
+
+
+def test_dcd_and_sdca_draw_the_same_permutation_and_make_the_same_steps(data):
+    """SDCA is DCD in other units (chapter 6): from one seed both visit the coordinates in the
+    same order, so DCD without shrinking and SDCA with batch size 1 pass the same iterates
+    (up to rounding: DCD writes the clipped value, SDCA adds the step to alpha)."""
+    X, y = data
+    for epochs in (1, 3, 8):
+        common = dict(C=0.5, tol=1e-300, max_iter=epochs, random_state=11)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", ConvergenceWarning)
+            dcd = LinearSVM(solver="dcd", shrinking=False, **common).fit(X, y)
+            sdca = LinearSVM(solver="sdca", **common).fit(X, y)
+            other = LinearSVM(solver="sdca", **dict(common, random_state=12)).fit(X, y)
+        np.testing.assert_allclose(sdca.alpha_, dcd.alpha_, rtol=0, atol=1e-12)
+        np.testing.assert_allclose(sdca.coef_, dcd.coef_, rtol=0, atol=1e-12)
+        assert np.abs(other.alpha_ - dcd.alpha_).max() > 1e-6  # another seed: another path
