@@ -189,3 +189,13 @@ def test_dcd_and_sdca_draw_the_same_permutation_and_make_the_same_steps(data):
         np.testing.assert_allclose(sdca.alpha_, dcd.alpha_, rtol=0, atol=1e-12)
         np.testing.assert_allclose(sdca.coef_, dcd.coef_, rtol=0, atol=1e-12)
         assert np.abs(other.alpha_ - dcd.alpha_).max() > 1e-6  # another seed: another path
+
+
+def test_a_solver_that_runs_in_one_call_says_callback_has_no_effect(data):
+    X, y = data
+    unsliced = [name for name in KERNEL if starter(KERNEL, name) is None]
+    if not unsliced:
+        pytest.skip("every solver runs in slices")
+    solver = unsliced[0]
+    with pytest.warns(UserWarning, match="runs in one call"):
+        KernelSVM(solver=solver, fit_intercept=solver != "dcd", callback=lambda p: None).fit(X, y)
