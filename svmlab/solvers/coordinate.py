@@ -21,8 +21,8 @@ from ..rows import CSR, rmatvec, row_sqnorm
 
 ORDERS = ("permutation", "cyclic", "random")  # of the coordinates within an epoch
 OUTPUTS = ("last", "average", "random")  # of the stochastic solvers: last state, window average, a random state
-_PERMUTATION, _CYCLIC, _RANDOM = 0, 1, 2
-_LAST, _AVERAGE, _RANDOM_ITERATE = 0, 1, 2
+PERMUTATION, CYCLIC, RANDOM = 0, 1, 2
+LAST, AVERAGE, RANDOM_ITERATE = 0, 1, 2
 LOOKAHEAD = 4  # steps ahead whose row and per-sample values start loading early (rows.prefetch)
 
 Problem = namedtuple("Problem", "X y Ci code B")
@@ -79,9 +79,9 @@ def epoch_order(order, index):
     in index order, or drawn with replacement (:func:`below`). Uses numba's generator, seeded
     once a solve."""
     n = index.shape[0]
-    if order == _PERMUTATION:
+    if order == PERMUTATION:
         shuffle(index, n)
-    elif order == _RANDOM:
+    elif order == RANDOM:
         for s in range(n):
             index[s] = below(n)
 

@@ -50,8 +50,8 @@ from ..estimators import ConvergenceWarning
 from ..rows import assign, distance, dot, margins, prefetch, prefetch_row, row_axpy, row_dot, row_sqnorm
 from ..validation import check_bool, one_of, positive_int
 from . import SolverResult
-from .coordinate import (_AVERAGE, _LAST, _RANDOM, _RANDOM_ITERATE, LOOKAHEAD, OUTPUTS, Problem, Stop, epoch_order,
-                         primal_size, seed, w_of)
+from .coordinate import (AVERAGE, LAST, LOOKAHEAD, OUTPUTS, RANDOM, RANDOM_ITERATE, epoch_order, primal_size, seed,
+                         w_of)
 
 _RESCALE = 1e-9  # fold the scale a into v when it falls below this
 
@@ -77,7 +77,7 @@ class State:
         n = len(y)
         v = np.zeros(primal_size(X)) if alpha0 is None else w_of(X, y, B, np.asarray(alpha0, dtype=float))
         u = np.zeros(n) if alpha0 is None else np.asarray(alpha0, dtype=float) * y
-        average = rule.output == _AVERAGE
+        average = rule.output == AVERAGE
         sq = _sqnorms(X, B, np.empty(n if rule.radius < np.inf else 0))
         self.problem, self.rule, self.buf, self._result = problem, rule, buf, None
         self.arrays = Arrays(v, u, np.zeros(v.shape[0] if average else 0), np.zeros(n if average else 0),
@@ -103,10 +103,10 @@ class State:
     def _output(self):
         X, y, Ci, code, B = self.problem
         a, rule = self.arrays, self.rule
-        if rule.output == _LAST:
+        if rule.output == LAST:
             _scaled(a.out, a.s[0], a.v)
             _scaled(a.out_alpha, a.s[0], a.u)
-        elif rule.output == _AVERAGE:
+        elif rule.output == AVERAGE:
             _average(a.out, a.s[2], a.v, a.U, a.count[_T] - rule.T0)
             _average(a.out_alpha, a.s[2], a.u, a.Ua, a.count[_T] - rule.T0)
         w, alpha = a.out, a.out_alpha
@@ -130,17 +130,9 @@ def start(problem, stop, buf, rng, alpha0=None, batch_size=1, output="last", pro
     steps = math.ceil(len(y) / k)
     T = stop.max_iter * steps
     seed_value = int(rng.integers(2**31 - 1))
-    pick = int(rng.integers(T // 2, T)) if output_code == _RANDOM_ITERATE else -1
+    pick = int(rng.integers(T // 2, T)) if output_code == RANDOM_ITERATE else -1
     rule = Rule(stop.max_iter, k, output_code, radius, T // 2, pick, 0 if alpha0 is None else steps)
     return State(problem, rule, buf, seed_value, alpha0)
-
-
-def solve(X, y, Ci, code, B, tol, max_iter, rng, buf, batch_size, output, projection):
-    """:func:`start` run in one slice."""
-    state = start(Problem(X, y, Ci, code, B), Stop(tol, max_iter), buf, rng, batch_size=batch_size, output=output,
-                  projection=projection)
-    state.advance(max_iter)
-    return state.result()
 
 
 def _warn_if_worse_than_zero(X, y, Ci, B, w):
@@ -185,7 +177,7 @@ def _advance(p, rule, s, buf, budget):
         return 0, True
     for done in range(1, budget + 1):
         s.count[_EPOCH] += 1
-        epoch_order(_RANDOM, s.index)
+        epoch_order(RANDOM, s.index)
         s.s[1] = dot(s.v, s.v)  # |v|^2 afresh each epoch, against drift
         s.count[_T] = _epoch(p, rule, s, s.count[_T])
         if _evaluate(p, rule, s, buf):

@@ -58,7 +58,7 @@ from ..rows import (assign, axpy, distance, dot, margins, multiply, prefetch, pr
                     row_dot)
 from ..validation import check_bool, one_of, positive_int
 from . import SolverResult
-from .coordinate import (_AVERAGE, _LAST, _RANDOM_ITERATE, LOOKAHEAD, ORDERS, OUTPUTS, Problem, Stop, clipped_step,
+from .coordinate import (AVERAGE, LAST, LOOKAHEAD, ORDERS, OUTPUTS, RANDOM_ITERATE, Problem, Stop, clipped_step,
                          diagonals, epoch_order, primal_size, seed, w_of, warm_alpha)
 
 
@@ -91,8 +91,8 @@ class State:
         if alpha0 is not None:  # the margins at epoch 0 (zero for a cold start)
             margins(X, y, w, B, m)
         v = w.copy() if rule.theta > 0.0 else np.zeros(0)  # ASDCA keeps w(alpha) apart from w
-        sums = np.zeros(n if rule.output == _AVERAGE else 0)  # output="average": see _held
-        w_sum = np.zeros(w.shape[0] if rule.theta > 0.0 and rule.output == _AVERAGE else 0)
+        sums = np.zeros(n if rule.output == AVERAGE else 0)  # output="average": see _held
+        w_sum = np.zeros(w.shape[0] if rule.theta > 0.0 and rule.output == AVERAGE else 0)
         w_prev = np.zeros(w.shape[0] if buf.every > 0 else 0)
         self.problem, self.rule, self.buf, self._result = problem, rule, buf, None
         self.arrays = Arrays(alpha, w, v, m, np.arange(n), np.empty(rule.batch), sums,
@@ -136,13 +136,13 @@ def start(problem, stop, buf, rng, alpha0=None, order="permutation", output="las
     steps = math.ceil(len(y) / batch)  # iterations an epoch
     T = stop.max_iter * steps
     seed_value = int(rng.integers(2**31 - 1))
-    pick = int(rng.integers(T // 2, T)) if output_code == _RANDOM_ITERATE else -1
+    pick = int(rng.integers(T // 2, T)) if output_code == RANDOM_ITERATE else -1
     rule = Rule(stop.tol, stop.max_iter, order_code, output_code, batch, gamma, theta, T // 2, pick)
     return State(problem, rule, (QD, U, Dg), buf, seed_value, alpha0)
 
 
 def solve(X, y, Ci, code, B, tol, max_iter, rng, buf, order, output, smoothing, batch_size, accelerated):
-    """:func:`start` run in one slice."""
+    """:func:`start` run in one slice, with the arguments in a row (as tests/test_sdca.py calls it)."""
     state = start(Problem(X, y, Ci, code, B), Stop(tol, max_iter), buf, rng, order=order, output=output,
                   smoothing=smoothing, batch_size=batch_size, accelerated=accelerated)
     state.advance(max_iter)
@@ -180,10 +180,10 @@ def _evaluate(p, rule, s, buf):
     whether the run is over."""
     epoch = s.count[_EPOCH]
     primal, d = np.nan, np.nan
-    if rule.output == _LAST:
+    if rule.output == LAST:
         primal, d = _values(p, s.alpha, s.w, s.v, s.m, epoch)
     s.reals[_P], s.reals[_D] = primal, d
-    done = epoch >= rule.max_iter or (rule.output == _LAST and _met(primal, d, s.m, s.alpha, p.Ci, rule.gamma,
+    done = epoch >= rule.max_iter or (rule.output == LAST and _met(primal, d, s.m, s.alpha, p.Ci, rule.gamma,
                                                                    rule.tol))
     if trace.due(buf, epoch, done):
         _record(p, buf, epoch, s, done)
@@ -208,11 +208,11 @@ def _advance(p, rule, s, buf, budget):
 def _output(p, rule, s):
     """The run's result (Python: called once, at the end)."""
     epoch = int(s.count[_EPOCH])
-    if rule.output == _LAST:
+    if rule.output == LAST:
         met = _met(s.reals[_P], s.reals[_D], s.m, s.alpha, p.Ci, rule.gamma, rule.tol)
         return SolverResult(s.alpha, s.w, 0.0, epoch, bool(met))
     alpha, w = s.kept_alpha, s.kept_w
-    if rule.output == _AVERAGE:
+    if rule.output == AVERAGE:
         alpha, w = _average_result(p, s, s.count[_T], rule.T0)
     return SolverResult(alpha, w, 0.0, epoch, bool(_certified(p, rule.gamma, rule.tol, alpha, w)))
 
