@@ -22,8 +22,8 @@ The contract a solver state keeps (stable: SMO and kernel DCD follow it too):
 ``state.unit``
     The name of a unit of work ("epoch", "pair update", ...), for messages.
 
-How the estimators make a state: for a solver registered as (module, "solve...", options),
-the module's function named "start..." in its place (``start`` for ``solve``, ``start_kernel``
+How the estimators make a state: the solver's registered "start..." function, or for a solver
+registered as (module, "solve...", options) the module's function named "start..." in its place (``start`` for ``solve``, ``start_kernel``
 for ``solve_kernel``) is called as ``start(problem, stop, buffers, rng, alpha0, **options)``,
 with ``problem`` a ``coordinate.Problem`` (linear) or ``solvers.KernelProblem`` (kernel),
 ``stop`` a ``coordinate.Stop(tol, max_iter)``, ``alpha0`` None or warm_start's previous alpha
