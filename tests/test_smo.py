@@ -11,7 +11,7 @@ import svmlab
 from svmlab import datasets
 from svmlab.kernel_rows import column, prepare
 from svmlab.kernels import kernel_matrix, make_kernel
-from svmlab.solvers import kernel_cache, smo
+from svmlab.solvers import dual_state, kernel_cache, qmatrix, smo
 from svmlab.trace import Recorder
 
 from svmlab.reference import smo as ref
@@ -227,12 +227,14 @@ def test_status_marks_the_index_sets_of_the_selection():
     X, y = _random()
     Ci = np.full(len(y), 2.0)
     for code, U in ((0, 2.0), (1, np.inf)):  # hinge: U = C; squared hinge: no upper bound
-        st = smo.new_state(prepare(X, make_kernel("rbf", X)), y, Ci, code)
+        Q = qmatrix.classification(kernel_cache.new_cache(len(y), 1.0), prepare(X, make_kernel("rbf", X)), y)
+        st = dual_state.new_state(Q, -np.ones(len(y)), Ci, code)
         for k, a in enumerate(np.resize([0.0, 1.0, U if U < np.inf else 5.0], len(y))):
-            smo.set_alpha(st, y, k, a)
+            dual_state.set_alpha(st, y, k, a)
         in_up = ((y > 0) & (st.alpha < U)) | ((y < 0) & (st.alpha > 0))
         in_low = ((y > 0) & (st.alpha > 0)) | ((y < 0) & (st.alpha < U))
-        assert np.array_equal(st.status & smo.UP > 0, in_up) and np.array_equal(st.status & smo.LOW > 0, in_low)
+        assert np.array_equal(st.status & dual_state.UP > 0, in_up)
+        assert np.array_equal(st.status & dual_state.LOW > 0, in_low)
 
 
 def test_sparse_input_gives_the_dense_solution():

@@ -29,8 +29,10 @@ from ..kernel_rows import prepare
 from ..validation import check_bool, positive_number
 from . import SolverResult
 from .dcd import shuffle
-from .kernel_cache import fit_to_active, get_column, new_generation, opened
-from .smo import due, new_scratch, new_state, reconstruct_gradient, record, set_alpha, update_gradient_bar
+from . import qmatrix
+from .dual_state import due, new_scratch, new_state, reconstruct_gradient, record, set_alpha, update_gradient_bar
+from .kernel_cache import fit_to_active, new_generation, opened
+from .qmatrix import q_column
 
 
 def solve(X, kernel, y, Ci, code, free, tol, max_iter, rng, buf, shrinking, cache_size):
@@ -43,12 +45,13 @@ def solve(X, kernel, y, Ci, code, free, tol, max_iter, rng, buf, shrinking, cach
     shrinking, seed = check_bool(shrinking, "shrinking"), int(rng.integers(2 ** 31))
     sc = new_scratch(kr, n, buf.rows.shape[0])
     with opened(n, positive_number(cache_size, "cache_size")) as cache:
-        alpha, epochs, converged = _kernel_dcd(kr, y, Ci, code, tol, max_iter, shrinking, cache, seed, buf, sc)
+        Q = qmatrix.classification(cache, kr, y)
+        alpha, epochs, converged = _kernel_dcd(Q, np.full(n, -1.0), Ci, code, tol, max_iter, shrinking, seed, buf, sc)
     return SolverResult(alpha, None, 0.0, epochs, converged)
 
 
 @njit(cache=True)
-def _step(st, cache, kr, y, i, active_size, work):
+def _step(st, Q, i, active_size, work):
     """The exact minimisation of f along alpha_i, clipped to [0, U_i], and the gradient update."""
     a, g, u = st.alpha[i], st.G[i], st.U[i]
     if st.QD[i] > 0.0:
@@ -56,22 +59,22 @@ def _step(st, cache, kr, y, i, active_size, work):
     else:
         new = u if g < 0.0 else 0.0
     d = new - a
-    set_alpha(st, y, i, new)
-    Qi = get_column(cache, kr, y, i, st.order, active_size, work)
-    pos = cache.pos
+    set_alpha(st, Q.s, i, new)
+    Qi = q_column(Q, i, st.order, active_size, work)
+    pos = Q.cache.pos
     for t in range(active_size):
         k = st.order[t]
         st.G[k] += d * Qi[pos[k]]
     st.G[i] += st.D[i] * d
     if (new >= u) != (a >= u):
-        update_gradient_bar(st, cache, kr, y, i, work)
+        update_gradient_bar(st, Q, i, work)
 
 
 @njit(cache=True)
-def _kernel_dcd(kr, y, Ci, code, tol, max_iter, shrinking, cache, seed, buf, sc):
+def _kernel_dcd(Q, p, Ci, code, tol, max_iter, shrinking, seed, buf, sc):
     np.random.seed(seed)
-    n = y.shape[0]
-    st = new_state(kr, y, Ci, code)
+    n, cache = Q.s.shape[0], Q.cache
+    st = new_state(Q, p, Ci, code)
     order = st.order
     active_size = n
     pg_max_old, pg_min_old = np.inf, -np.inf
@@ -79,7 +82,7 @@ def _kernel_dcd(kr, y, Ci, code, tol, max_iter, shrinking, cache, seed, buf, sc)
     converged = False
     trace.start(buf)
     if due(buf, 0, False, sc):
-        record(buf, 0, False, st, kr, y, Ci, code, False, n, cache, sc)
+        record(buf, 0, False, st, Q, Ci, code, False, n, sc)
     while epoch < max_iter and not converged:
         epoch += 1
         if active_size == n:
@@ -98,14 +101,14 @@ def _kernel_dcd(kr, y, Ci, code, tol, max_iter, shrinking, cache, seed, buf, sc)
             pg_max = max(pg_max, pg)
             pg_min = min(pg_min, pg)
             if abs(pg) > 1e-12:
-                _step(st, cache, kr, y, i, active_size, sc.work)
+                _step(st, Q, i, active_size, sc.work)
             s += 1
         fit_to_active(cache, order, active_size)
         if pg_max - pg_min <= tol:
             if active_size == n:
                 converged = True
             else:  # the shrunk problem is solved: rebuild the gradient and check the whole one
-                reconstruct_gradient(st, cache, kr, y, active_size, sc.work)
+                reconstruct_gradient(st, Q, active_size, sc.work)
                 active_size = n
                 pg_max_old, pg_min_old = np.inf, -np.inf
         else:
@@ -113,5 +116,5 @@ def _kernel_dcd(kr, y, Ci, code, tol, max_iter, shrinking, cache, seed, buf, sc)
             pg_min_old = pg_min if pg_min < 0.0 else -np.inf
         done = converged or epoch >= max_iter
         if due(buf, epoch, done, sc):
-            record(buf, epoch, done, st, kr, y, Ci, code, False, active_size, cache, sc)
+            record(buf, epoch, done, st, Q, Ci, code, False, active_size, sc)
     return st.alpha, epoch, converged
