@@ -116,6 +116,29 @@ def run(X, kernel, y, Ci, code, free, tol, max_iter, rng, buf, shrinking=True, s
     return SolverResult(alpha, None, b, math.ceil(updates / n), converged), info
 
 
+def solve_regression(X, kernel, z, Ci, epsilon, tol, max_iter, rng, buf, shrinking=True, cache_size=200):
+    """Epsilon-SVR (L1 loss, free bias) by SMO on LIBSVM's 2n-variable dual: alpha then alpha^*,
+    signs s = [+1]*n + [-1]*n, Q_jk = s_j s_k K(x_(j mod n), x_(k mod n)), the box [0, C_i] and
+    the linear term p_i = epsilon - z_i, p_(i+n) = epsilon + z_i, with sum_j s_j alpha_j = 0.
+
+    Returns SolverResult(alpha=beta, b=b) with beta_i = alpha_i - alpha_i^* and the decision
+    f(x) = sum_i beta_i K(x_i, x) + b. ``max_iter`` counts epochs of 2n updates; the trace
+    rows are those of :mod:`svmlab.regression` at beta, recorded every k updates.
+    """
+    shrinking = check_bool(shrinking, "shrinking")
+    kr = prepare(X, kernel)
+    n = z.shape[0]
+    m = 2 * n
+    p = np.concatenate([epsilon - z, epsilon + z])
+    rule = Rule(tol, max_iter * m, shrinking, SECOND_ORDER, int(rng.integers(2 ** 31)))
+    sc = new_scratch(kr, n, buf.rows.shape[0])
+    with opened(m, positive_number(cache_size, "cache_size")) as cache:
+        prob = Problem(qmatrix.regression(cache, kr), p, np.concatenate([Ci, Ci]), obj.HINGE, z, float(epsilon))
+        alpha, b, updates = _smo(prob, rule, buf, np.zeros((0, 2), dtype=np.int64), sc)
+    beta = alpha[:n] - alpha[n:]
+    return SolverResult(beta, None, b, math.ceil(updates / m), updates < max_iter * m)
+
+
 # -- SMO ----------------------------------------------------------------------------------
 @njit(cache=True)
 def _select(rule, st, Q, active_size, tol, work):
