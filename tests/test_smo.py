@@ -291,3 +291,27 @@ def test_kernel_dcd_reaches_the_bias_free_optimum(shrinking):
     assert problem.dual(model.alpha_) == pytest.approx(problem.dual(alpha_ref), rel=1e-9)
     assert problem.kkt_violation(model.alpha_) <= 1e-7
     assert model.intercept_[0] == 0.0
+
+
+def test_slices_of_any_size_give_the_iterates_of_one_call():
+    """SMO advanced by slices.run, by one-update slices and in one call: the same alpha and b,
+    bit for bit (the state and the RNG stream carry over between slices)."""
+    X, y = _random()
+    results = []
+    for budgets in (None, [1], [10 ** 9]):
+        kr = prepare(X, make_kernel("rbf", X))
+        buf = Recorder(0, 1000, len(y), 1).buffers
+        rule = smo.Rule(1e-6, 1000 * len(y), True, smo.SECOND_ORDER, 7)
+        sc = dual_state.new_scratch(kr, len(y), buf.rows.shape[0])
+        with kernel_cache.opened(len(y), 0.05) as cache:
+            prob = smo.Problem(qmatrix.classification(cache, kr, y), -np.ones(len(y)), np.full(len(y), 1.0), 0,
+                               np.zeros(0), 0.0)
+            if budgets is None:
+                results.append(smo._smo(prob, rule, buf, np.zeros((0, 2), dtype=np.int64), sc))
+                continue
+            run = smo._Run(prob, rule, buf, np.zeros((0, 2), dtype=np.int64), sc)
+            while not run.advance(budgets[0])[1]:
+                pass
+            results.append(run.result())
+    for alpha, b, updates in results[1:]:
+        assert np.array_equal(alpha, results[0][0]) and b == results[0][1] and updates == results[0][2]

@@ -53,7 +53,7 @@ from .. import objective as obj
 from .. import trace
 from ..kernel_rows import prepare
 from ..validation import check_bool, one_of, positive_number
-from . import SolverResult, qmatrix
+from . import SolverResult, qmatrix, slices
 from .dual_state import (LOW, UP, due, n_support, new_scratch, new_state, reconstruct_gradient, record,
                          record_regression, set_alpha, update_gradient_bar)
 from .kernel_cache import EVALUATIONS, HITS, LENGTH, MISSES, entry, fit_to_active, new_generation, opened
@@ -298,19 +298,56 @@ def _shrink(st, Q, active_size, unshrunk, tol, work):
     return kept, unshrunk
 
 
-@njit(cache=True)
+ACTIVE, UNSHRUNK, COUNTER, UPDATES = range(4)  # the entries of a run's loop counters
+
+
+class _Run:
+    """An SMO run as a state that :func:`svmlab.solvers.slices.run` advances by at most
+    ``budget`` pair updates a slice; slicing leaves the iterates unchanged bit for bit."""
+
+    unit = "pair update"
+
+    def __init__(self, prob, rule, buf, pairs, sc):
+        self.prob, self.rule, self.buf, self.pairs, self.sc = prob, rule, buf, pairs, sc
+        self.st, self.loop = _begin(prob, rule, buf)
+
+    def advance(self, budget):
+        return _advance(self.prob, self.rule, self.st, self.loop, self.buf, self.pairs, self.sc, budget)
+
+    def status(self):
+        return self.loop[UPDATES], self.loop[ACTIVE], np.nan
+
+    def result(self):
+        """(alpha, b, updates) once finished."""
+        p = self.prob
+        return self.st.alpha, obj.free_bias(self.st.alpha, self.st.G, p.Ci, p.code, p.Q.s), int(self.loop[UPDATES])
+
+
 def _smo(prob, rule, buf, pairs, sc):
-    """SMO on ``prob`` (a :data:`Problem`) with the :data:`Rule`; returns (alpha, b, updates)."""
-    Q, Ci, code = prob.Q, prob.Ci, prob.code
+    """SMO on ``prob`` (a :data:`Problem`) with the :data:`Rule`, in slices; returns (alpha, b, updates)."""
+    return slices.run(_Run(prob, rule, buf, pairs, sc), "smo").result()
+
+
+@njit(cache=True)
+def _begin(prob, rule, buf):
+    """The initial state and loop counters (active size, unshrunk, shrinking countdown, updates)."""
     np.random.seed(rule.seed)
-    n = Q.s.shape[0]
-    st = new_state(Q, prob.p, Ci, code)
-    active_size = n
-    unshrunk = False
-    counter = min(n, SHRINK_EVERY) + 1
-    t = 0
+    n = prob.Q.s.shape[0]
+    st = new_state(prob.Q, prob.p, prob.Ci, prob.code)
+    loop = np.array([n, 0, min(n, SHRINK_EVERY) + 1, 0], dtype=np.int64)
     trace.start(buf)
-    while True:
+    return st, loop
+
+
+@njit(cache=True)
+def _advance(prob, rule, st, loop, buf, pairs, sc, budget):
+    """At most ``budget`` pair updates; returns (updates run, finished)."""
+    Q, Ci, code = prob.Q, prob.Ci, prob.code
+    n = Q.s.shape[0]
+    active_size, unshrunk, counter, t = loop[ACTIVE], loop[UNSHRUNK] != 0, loop[COUNTER], loop[UPDATES]
+    start = t
+    finished = False
+    while t - start < budget:
         i = j = -1
         if t < rule.max_updates:
             counter -= 1
@@ -332,12 +369,15 @@ def _smo(prob, rule, buf, pairs, sc):
             else:
                 record(buf, t, done, st, Q, Ci, code, True, n_active, sc)
         if done:
+            finished = True
             break
         if t < pairs.shape[0]:
             pairs[t, 0] = i
             pairs[t, 1] = j
         _update(st, Q, i, j, active_size, sc.work)
         t += 1
-    if active_size < n:
+    if finished and active_size < n:
         reconstruct_gradient(st, Q, active_size, sc.work)
-    return st.alpha, obj.free_bias(st.alpha, st.G, Ci, code, Q.s), t
+        active_size = n
+    loop[ACTIVE], loop[UNSHRUNK], loop[COUNTER], loop[UPDATES] = active_size, unshrunk, counter, t
+    return t - start, finished
