@@ -315,3 +315,22 @@ def test_slices_of_any_size_give_the_iterates_of_one_call():
             results.append(run.result())
     for alpha, b, updates in results[1:]:
         assert np.array_equal(alpha, results[0][0]) and b == results[0][1] and updates == results[0][2]
+
+
+def test_kernel_dcd_slices_give_the_iterates_of_one_call():
+    """Kernel DCD advanced by one-epoch slices and by one slice of every epoch: the same alpha."""
+    from svmlab.solvers import kernel_dcd
+
+    X, y = _random()
+    alphas = []
+    for budget in (1, 10 ** 6):
+        kr = prepare(X, make_kernel("rbf", X))
+        buf = Recorder(0, 1000, len(y), 1).buffers
+        sc = dual_state.new_scratch(kr, len(y), buf.rows.shape[0])
+        with kernel_cache.opened(len(y), 0.05) as cache:
+            prob = kernel_dcd.Problem(qmatrix.classification(cache, kr, y), -np.ones(len(y)), np.full(len(y), 1.0), 0)
+            run = kernel_dcd._Run(prob, kernel_dcd.Rule(1e-6, 1000, True, 5), buf, sc)
+            while not run.advance(budget)[1]:
+                pass
+        alphas.append(run.st.alpha)
+    assert np.array_equal(alphas[0], alphas[1])

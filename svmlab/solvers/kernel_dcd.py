@@ -20,6 +20,8 @@ Stops when max PG - min PG over an epoch is at most ``tol`` (LIBLINEAR's rule), 
 single-coordinate steps cannot keep (use ``solver="smo"``).
 """
 
+from collections import namedtuple
+
 import numpy as np
 from numba import njit
 
@@ -29,7 +31,7 @@ from ..kernel_rows import prepare
 from ..validation import check_bool, positive_number
 from . import SolverResult
 from .dcd import shuffle
-from . import qmatrix
+from . import qmatrix, slices
 from .dual_state import due, new_scratch, new_state, reconstruct_gradient, record, set_alpha, update_gradient_bar
 from .kernel_cache import fit_to_active, new_generation, opened
 from .qmatrix import q_column
@@ -45,9 +47,32 @@ def solve(X, kernel, y, Ci, code, free, tol, max_iter, rng, buf, shrinking, cach
     shrinking, seed = check_bool(shrinking, "shrinking"), int(rng.integers(2 ** 31))
     sc = new_scratch(kr, n, buf.rows.shape[0])
     with opened(n, positive_number(cache_size, "cache_size")) as cache:
-        Q = qmatrix.classification(cache, kr, y)
-        alpha, epochs, converged = _kernel_dcd(Q, np.full(n, -1.0), Ci, code, tol, max_iter, shrinking, seed, buf, sc)
-    return SolverResult(alpha, None, 0.0, epochs, converged)
+        prob = Problem(qmatrix.classification(cache, kr, y), np.full(n, -1.0), Ci, code)
+        run = slices.run(_Run(prob, Rule(tol, max_iter, shrinking, seed), buf, sc), "dcd")
+    return SolverResult(run.st.alpha, None, 0.0, int(run.loop[EPOCH]), bool(run.loop[CONVERGED]))
+
+
+Problem = namedtuple("Problem", "Q p Ci code")
+Problem.__doc__ = "min 1/2 alpha' (Q + D) alpha + p' alpha over 0 <= alpha <= U(Ci, code)."
+Rule = namedtuple("Rule", "tol max_iter shrinking seed")
+ACTIVE, EPOCH, CONVERGED = range(3)  # a run's integer counters; its float ones: the PG bounds of the last epoch
+
+
+class _Run:
+    """A kernel DCD run as a state that :func:`svmlab.solvers.slices.run` advances by at most
+    ``budget`` epochs a slice; slicing leaves the iterates unchanged bit for bit."""
+
+    unit = "epoch"
+
+    def __init__(self, prob, rule, buf, sc):
+        self.prob, self.rule, self.buf, self.sc = prob, rule, buf, sc
+        self.st, self.loop, self.pg_old = _begin(prob, rule, buf, sc)
+
+    def advance(self, budget):
+        return _advance(self.prob, self.rule, self.st, self.loop, self.pg_old, self.buf, self.sc, budget)
+
+    def status(self):
+        return self.loop[EPOCH], self.loop[ACTIVE], np.nan
 
 
 @njit(cache=True)
@@ -71,19 +96,27 @@ def _step(st, Q, i, active_size, work):
 
 
 @njit(cache=True)
-def _kernel_dcd(Q, p, Ci, code, tol, max_iter, shrinking, seed, buf, sc):
-    np.random.seed(seed)
-    n, cache = Q.s.shape[0], Q.cache
-    st = new_state(Q, p, Ci, code)
-    order = st.order
-    active_size = n
-    pg_max_old, pg_min_old = np.inf, -np.inf
-    epoch = 0
-    converged = False
+def _begin(prob, rule, buf, sc):
+    """The initial state, counters (active size, epoch, converged) and PG bounds; records epoch 0."""
+    np.random.seed(rule.seed)
+    n = prob.Q.s.shape[0]
+    st = new_state(prob.Q, prob.p, prob.Ci, prob.code)
     trace.start(buf)
     if due(buf, 0, False, sc):
-        record(buf, 0, False, st, Q, Ci, code, False, n, sc)
-    while epoch < max_iter and not converged:
+        record(buf, 0, False, st, prob.Q, prob.Ci, prob.code, False, n, sc)
+    return st, np.array([n, 0, 0], dtype=np.int64), np.array([np.inf, -np.inf])
+
+
+@njit(cache=True)
+def _advance(prob, rule, st, loop, pg_old, buf, sc, budget):
+    """At most ``budget`` epochs; returns (epochs run, finished)."""
+    Q, Ci, code = prob.Q, prob.Ci, prob.code
+    n, cache = Q.s.shape[0], Q.cache
+    order = st.order
+    active_size, epoch, converged = loop[ACTIVE], loop[EPOCH], loop[CONVERGED] != 0
+    pg_max_old, pg_min_old = pg_old[0], pg_old[1]
+    start = epoch
+    while epoch < rule.max_iter and not converged and epoch - start < budget:
         epoch += 1
         if active_size == n:
             new_generation(cache)
@@ -93,7 +126,7 @@ def _kernel_dcd(Q, p, Ci, code, tol, max_iter, shrinking, seed, buf, sc):
         while s < active_size:
             i = order[s]
             a, g, u = st.alpha[i], st.G[i], st.U[i]
-            if shrinking and ((a <= 0.0 and g > pg_max_old) or (a >= u and g < pg_min_old)):
+            if rule.shrinking and ((a <= 0.0 and g > pg_max_old) or (a >= u and g < pg_min_old)):
                 active_size -= 1
                 order[s], order[active_size] = order[active_size], order[s]
                 continue
@@ -104,7 +137,7 @@ def _kernel_dcd(Q, p, Ci, code, tol, max_iter, shrinking, seed, buf, sc):
                 _step(st, Q, i, active_size, sc.work)
             s += 1
         fit_to_active(cache, order, active_size)
-        if pg_max - pg_min <= tol:
+        if pg_max - pg_min <= rule.tol:
             if active_size == n:
                 converged = True
             else:  # the shrunk problem is solved: rebuild the gradient and check the whole one
@@ -114,7 +147,9 @@ def _kernel_dcd(Q, p, Ci, code, tol, max_iter, shrinking, seed, buf, sc):
         else:
             pg_max_old = pg_max if pg_max > 0.0 else np.inf
             pg_min_old = pg_min if pg_min < 0.0 else -np.inf
-        done = converged or epoch >= max_iter
+        done = converged or epoch >= rule.max_iter
         if due(buf, epoch, done, sc):
             record(buf, epoch, done, st, Q, Ci, code, False, active_size, sc)
-    return st.alpha, epoch, converged
+    loop[ACTIVE], loop[EPOCH], loop[CONVERGED] = active_size, epoch, converged
+    pg_old[0], pg_old[1] = pg_max_old, pg_min_old
+    return epoch - start, converged or epoch >= rule.max_iter
