@@ -18,8 +18,9 @@ Lin 2005):
    2 K_ij, clipped to the interval [L, H] that the box leaves (the L/H clipping of seed
    004 for equal and for opposite labels). Where eta_ij <= 0 (duplicate points, a zero
    kernel column) LIBSVM's tau = 1e-12 replaces it, and the step runs to the box's edge;
-3. the gradient G = Q-bar alpha - e is kept up to date with the two columns Q_:i, Q_:j
-   from an LRU :mod:`kernel cache <svmlab.solvers.kernel_cache>` of ``cache_size`` MB;
+3. the gradient G = Q-bar alpha - e is kept up to date with the two columns Q_:i, Q_:j,
+   asked of a :mod:`Q-matrix <svmlab.solvers.qmatrix>` (an LRU kernel cache of ``cache_size`` MB
+   behind it); the state and its recording are :mod:`svmlab.solvers.dual_state`'s;
 4. stop when the maximal violation m(alpha) - M(alpha) = max_{I_up} s - min_{I_low} s is
    below ``tol`` (LIBSVM's rule; :func:`svmlab.objective.kkt_violation`). The bias is
    LIBSVM's: b = -y_i G_i averaged over the free support vectors, or the midpoint rule
@@ -34,6 +35,12 @@ shrunk problem is solved.
 The squared hinge works the same way (D_ii = 1/(2 C_i) on the diagonal, U_i = inf).
 Without a free bias there is no equality constraint and no reason for pairs: use
 ``solver="dcd"`` (:mod:`svmlab.solvers.kernel_dcd`); ``fit_intercept=False`` raises here.
+
+The same solver runs LIBSVM's epsilon-SVR (:func:`solve_regression`): 2n variables alpha,
+alpha^* with signs +1, -1 in place of y, the linear term p = (epsilon - z, epsilon + z) in
+place of -e, and the equality sum alpha - sum alpha^* = 0; f(alpha) = 1/2 alpha' Q alpha + p' alpha.
+A run advances in slices of pair updates through :func:`svmlab.solvers.slices.run`, so that
+Ctrl-C interrupts it; slicing does not change the iterates.
 
 Units: one iteration is one pair update; ``max_iter`` counts epochs of n updates, so the
 solver stops after max_iter * n updates, and ``n_iter`` is ceil(updates / n). The trace is
