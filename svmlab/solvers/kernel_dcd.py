@@ -14,7 +14,10 @@ Shrinking (``shrinking=True``) is LIBLINEAR's: a variable at a bound whose gradi
 out of the box by more than the largest projected gradient of the previous epoch leaves the
 active set; the gradient is rebuilt on the whole set when the active one is solved.
 Stops when max PG - min PG over an epoch is at most ``tol`` (LIBLINEAR's rule), or after
-``max_iter`` epochs; the trace is recorded every ``k`` epochs.
+``max_iter`` epochs; the trace is recorded every ``k`` epochs. A run advances in slices of
+epochs through :func:`svmlab.solvers.slices.run` (Ctrl-C between slices; the iterates do not
+depend on the slicing), on the :mod:`Q-matrix <svmlab.solvers.qmatrix>` and the shared
+:mod:`dual state <svmlab.solvers.dual_state>` of SMO.
 
 ``fit_intercept=True`` is refused: a free bias adds sum_i y_i alpha_i = 0, which
 single-coordinate steps cannot keep (use ``solver="smo"``).
