@@ -103,16 +103,26 @@ def value(kr, dot, i, j):
 @njit(cache=True)
 def _arguments(kr, j, index, start, stop, work, out):
     """out[t] = the kernel's argument for x_k, x_j, k = index[t] (see :func:`column`)."""
+    n = kr.sqnorm.shape[0]
+    j = sample(j, n)
     row_axpy(kr.X, j, 1.0, work, 0.0)
     for t in range(start, stop):
-        k = index[t]
+        k = sample(index[t], n)
         out[t] = _argument(kr, row_dot(kr.X, k, work, 0.0), k, j)
     row_axpy(kr.X, j, -1.0, work, 0.0)
+
+
+@njit(cache=True, inline="always")
+def sample(k, n):
+    """The sample of index k: k, or k - n for n <= k < 2n (the second copy of the 2n
+    variables of epsilon-SVR, :mod:`svmlab.solvers.qmatrix`)."""
+    return k - n if k >= n else k
 
 
 @njit(cache=True)
 def column(kr, j, index, start, stop, work, out):
     """out[t] = K(x_k, x_j) for k = index[t], t in [start, stop); other entries are left alone.
+    An index k in [n, 2n) stands for sample k - n (:func:`sample`).
 
     ``work`` is a zero vector of length n_features; x_j is scattered into it for the dot
     products (so CSR rows cost their nonzeros) and removed again, leaving it zero. The

@@ -11,7 +11,7 @@ import svmlab
 from svmlab import datasets
 from svmlab.kernel_rows import column, prepare
 from svmlab.kernels import kernel_matrix, make_kernel
-from svmlab.solvers import kernel_cache, smo
+from svmlab.solvers import dual_state, kernel_cache, qmatrix, smo
 from svmlab.trace import Recorder
 
 from svmlab.reference import smo as ref
@@ -227,12 +227,14 @@ def test_status_marks_the_index_sets_of_the_selection():
     X, y = _random()
     Ci = np.full(len(y), 2.0)
     for code, U in ((0, 2.0), (1, np.inf)):  # hinge: U = C; squared hinge: no upper bound
-        st = smo.new_state(prepare(X, make_kernel("rbf", X)), y, Ci, code)
+        Q = qmatrix.classification(kernel_cache.new_cache(len(y), 1.0), prepare(X, make_kernel("rbf", X)), y)
+        st = dual_state.new_state(Q, -np.ones(len(y)), Ci, code)
         for k, a in enumerate(np.resize([0.0, 1.0, U if U < np.inf else 5.0], len(y))):
-            smo.set_alpha(st, y, k, a)
+            dual_state.set_alpha(st, y, k, a)
         in_up = ((y > 0) & (st.alpha < U)) | ((y < 0) & (st.alpha > 0))
         in_low = ((y > 0) & (st.alpha > 0)) | ((y < 0) & (st.alpha < U))
-        assert np.array_equal(st.status & smo.UP > 0, in_up) and np.array_equal(st.status & smo.LOW > 0, in_low)
+        assert np.array_equal(st.status & dual_state.UP > 0, in_up)
+        assert np.array_equal(st.status & dual_state.LOW > 0, in_low)
 
 
 def test_sparse_input_gives_the_dense_solution():
@@ -289,3 +291,46 @@ def test_kernel_dcd_reaches_the_bias_free_optimum(shrinking):
     assert problem.dual(model.alpha_) == pytest.approx(problem.dual(alpha_ref), rel=1e-9)
     assert problem.kkt_violation(model.alpha_) <= 1e-7
     assert model.intercept_[0] == 0.0
+
+
+def test_slices_of_any_size_give_the_iterates_of_one_call():
+    """SMO advanced by slices.run, by one-update slices and in one call: the same alpha and b,
+    bit for bit (the state and the RNG stream carry over between slices)."""
+    X, y = _random()
+    results = []
+    for budgets in (None, [1], [10 ** 9]):
+        kr = prepare(X, make_kernel("rbf", X))
+        buf = Recorder(0, 1000, len(y), 1).buffers
+        rule = smo.Rule(1e-6, 1000 * len(y), True, smo.SECOND_ORDER, 7)
+        sc = dual_state.new_scratch(kr, len(y), buf.rows.shape[0])
+        with kernel_cache.opened(len(y), 0.05) as cache:
+            prob = smo.Problem(qmatrix.classification(cache, kr, y), -np.ones(len(y)), np.full(len(y), 1.0), 0,
+                               np.zeros(0), 0.0)
+            if budgets is None:
+                results.append(smo._smo(prob, rule, buf, np.zeros((0, 2), dtype=np.int64), sc))
+                continue
+            run = smo._Run(prob, rule, buf, np.zeros((0, 2), dtype=np.int64), sc)
+            while not run.advance(budgets[0])[1]:
+                pass
+            results.append(run.result())
+    for alpha, b, updates in results[1:]:
+        assert np.array_equal(alpha, results[0][0]) and b == results[0][1] and updates == results[0][2]
+
+
+def test_kernel_dcd_slices_give_the_iterates_of_one_call():
+    """Kernel DCD advanced by one-epoch slices and by one slice of every epoch: the same alpha."""
+    from svmlab.solvers import kernel_dcd
+
+    X, y = _random()
+    alphas = []
+    for budget in (1, 10 ** 6):
+        kr = prepare(X, make_kernel("rbf", X))
+        buf = Recorder(0, 1000, len(y), 1).buffers
+        sc = dual_state.new_scratch(kr, len(y), buf.rows.shape[0])
+        with kernel_cache.opened(len(y), 0.05) as cache:
+            prob = kernel_dcd.Problem(qmatrix.classification(cache, kr, y), -np.ones(len(y)), np.full(len(y), 1.0), 0)
+            run = kernel_dcd._Run(prob, kernel_dcd.Rule(1e-6, 1000, True, 5), buf, sc)
+            while not run.advance(budget)[1]:
+                pass
+        alphas.append(run.st.alpha)
+    assert np.array_equal(alphas[0], alphas[1])

@@ -30,6 +30,10 @@ KERNEL = {
     "smo": ("smo", "solve", ("shrinking", "selection", "cache_size")),
     "dcd": ("kernel_dcd", "solve", ("shrinking", "cache_size")),
 }
+# regression: solve(X, kernel, z, Ci, epsilon, tol, max_iter, rng, buf, **options)
+KERNEL_REGRESSION = {
+    "smo": ("smo", "solve_regression", ("shrinking", "cache_size")),
+}
 
 
 @dataclass

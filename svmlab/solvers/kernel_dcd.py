@@ -14,11 +14,16 @@ Shrinking (``shrinking=True``) is LIBLINEAR's: a variable at a bound whose gradi
 out of the box by more than the largest projected gradient of the previous epoch leaves the
 active set; the gradient is rebuilt on the whole set when the active one is solved.
 Stops when max PG - min PG over an epoch is at most ``tol`` (LIBLINEAR's rule), or after
-``max_iter`` epochs; the trace is recorded every ``k`` epochs.
+``max_iter`` epochs; the trace is recorded every ``k`` epochs. A run advances in slices of
+epochs through :func:`svmlab.solvers.slices.run` (Ctrl-C between slices; the iterates do not
+depend on the slicing), on the :mod:`Q-matrix <svmlab.solvers.qmatrix>` and the shared
+:mod:`dual state <svmlab.solvers.dual_state>` of SMO.
 
 ``fit_intercept=True`` is refused: a free bias adds sum_i y_i alpha_i = 0, which
 single-coordinate steps cannot keep (use ``solver="smo"``).
 """
+
+from collections import namedtuple
 
 import numpy as np
 from numba import njit
@@ -29,8 +34,10 @@ from ..kernel_rows import prepare
 from ..validation import check_bool, positive_number
 from . import SolverResult
 from .dcd import shuffle
-from .kernel_cache import fit_to_active, get_column, new_generation, opened
-from .smo import due, new_scratch, new_state, reconstruct_gradient, record, set_alpha, update_gradient_bar
+from . import qmatrix, slices
+from .dual_state import due, new_scratch, new_state, reconstruct_gradient, record, set_alpha, update_gradient_bar
+from .kernel_cache import fit_to_active, new_generation, opened
+from .qmatrix import q_column
 
 
 def solve(X, kernel, y, Ci, code, free, tol, max_iter, rng, buf, shrinking, cache_size):
@@ -43,12 +50,36 @@ def solve(X, kernel, y, Ci, code, free, tol, max_iter, rng, buf, shrinking, cach
     shrinking, seed = check_bool(shrinking, "shrinking"), int(rng.integers(2 ** 31))
     sc = new_scratch(kr, n, buf.rows.shape[0])
     with opened(n, positive_number(cache_size, "cache_size")) as cache:
-        alpha, epochs, converged = _kernel_dcd(kr, y, Ci, code, tol, max_iter, shrinking, cache, seed, buf, sc)
-    return SolverResult(alpha, None, 0.0, epochs, converged)
+        prob = Problem(qmatrix.classification(cache, kr, y), np.full(n, -1.0), Ci, code)
+        run = slices.run(_Run(prob, Rule(tol, max_iter, shrinking, seed), buf, sc), "dcd")
+    return SolverResult(run.st.alpha, None, 0.0, int(run.loop[EPOCH]), bool(run.loop[CONVERGED]))
+
+
+Problem = namedtuple("Problem", "Q p Ci code")
+Problem.__doc__ = "min 1/2 alpha' (Q + D) alpha + p' alpha over 0 <= alpha <= U(Ci, code)."
+Rule = namedtuple("Rule", "tol max_iter shrinking seed")
+ACTIVE, EPOCH, CONVERGED = range(3)  # a run's integer counters; its float ones: the PG bounds of the last epoch
+
+
+class _Run:
+    """A kernel DCD run as a state that :func:`svmlab.solvers.slices.run` advances by at most
+    ``budget`` epochs a slice; slicing leaves the iterates unchanged bit for bit."""
+
+    unit = "epoch"
+
+    def __init__(self, prob, rule, buf, sc):
+        self.prob, self.rule, self.buf, self.sc = prob, rule, buf, sc
+        self.st, self.loop, self.pg_old = _begin(prob, rule, buf, sc)
+
+    def advance(self, budget):
+        return _advance(self.prob, self.rule, self.st, self.loop, self.pg_old, self.buf, self.sc, budget)
+
+    def status(self):
+        return self.loop[EPOCH], self.loop[ACTIVE], np.nan
 
 
 @njit(cache=True)
-def _step(st, cache, kr, y, i, active_size, work):
+def _step(st, Q, i, active_size, work):
     """The exact minimisation of f along alpha_i, clipped to [0, U_i], and the gradient update."""
     a, g, u = st.alpha[i], st.G[i], st.U[i]
     if st.QD[i] > 0.0:
@@ -56,31 +87,39 @@ def _step(st, cache, kr, y, i, active_size, work):
     else:
         new = u if g < 0.0 else 0.0
     d = new - a
-    set_alpha(st, y, i, new)
-    Qi = get_column(cache, kr, y, i, st.order, active_size, work)
-    pos = cache.pos
+    set_alpha(st, Q.s, i, new)
+    Qi = q_column(Q, i, st.order, active_size, work)
+    pos = Q.cache.pos
     for t in range(active_size):
         k = st.order[t]
         st.G[k] += d * Qi[pos[k]]
     st.G[i] += st.D[i] * d
     if (new >= u) != (a >= u):
-        update_gradient_bar(st, cache, kr, y, i, work)
+        update_gradient_bar(st, Q, i, work)
 
 
 @njit(cache=True)
-def _kernel_dcd(kr, y, Ci, code, tol, max_iter, shrinking, cache, seed, buf, sc):
-    np.random.seed(seed)
-    n = y.shape[0]
-    st = new_state(kr, y, Ci, code)
-    order = st.order
-    active_size = n
-    pg_max_old, pg_min_old = np.inf, -np.inf
-    epoch = 0
-    converged = False
+def _begin(prob, rule, buf, sc):
+    """The initial state, counters (active size, epoch, converged) and PG bounds; records epoch 0."""
+    np.random.seed(rule.seed)
+    n = prob.Q.s.shape[0]
+    st = new_state(prob.Q, prob.p, prob.Ci, prob.code)
     trace.start(buf)
     if due(buf, 0, False, sc):
-        record(buf, 0, False, st, kr, y, Ci, code, False, n, cache, sc)
-    while epoch < max_iter and not converged:
+        record(buf, 0, False, st, prob.Q, prob.Ci, prob.code, False, n, sc)
+    return st, np.array([n, 0, 0], dtype=np.int64), np.array([np.inf, -np.inf])
+
+
+@njit(cache=True)
+def _advance(prob, rule, st, loop, pg_old, buf, sc, budget):
+    """At most ``budget`` epochs; returns (epochs run, finished)."""
+    Q, Ci, code = prob.Q, prob.Ci, prob.code
+    n, cache = Q.s.shape[0], Q.cache
+    order = st.order
+    active_size, epoch, converged = loop[ACTIVE], loop[EPOCH], loop[CONVERGED] != 0
+    pg_max_old, pg_min_old = pg_old[0], pg_old[1]
+    start = epoch
+    while epoch < rule.max_iter and not converged and epoch - start < budget:
         epoch += 1
         if active_size == n:
             new_generation(cache)
@@ -90,7 +129,7 @@ def _kernel_dcd(kr, y, Ci, code, tol, max_iter, shrinking, cache, seed, buf, sc)
         while s < active_size:
             i = order[s]
             a, g, u = st.alpha[i], st.G[i], st.U[i]
-            if shrinking and ((a <= 0.0 and g > pg_max_old) or (a >= u and g < pg_min_old)):
+            if rule.shrinking and ((a <= 0.0 and g > pg_max_old) or (a >= u and g < pg_min_old)):
                 active_size -= 1
                 order[s], order[active_size] = order[active_size], order[s]
                 continue
@@ -98,20 +137,22 @@ def _kernel_dcd(kr, y, Ci, code, tol, max_iter, shrinking, cache, seed, buf, sc)
             pg_max = max(pg_max, pg)
             pg_min = min(pg_min, pg)
             if abs(pg) > 1e-12:
-                _step(st, cache, kr, y, i, active_size, sc.work)
+                _step(st, Q, i, active_size, sc.work)
             s += 1
         fit_to_active(cache, order, active_size)
-        if pg_max - pg_min <= tol:
+        if pg_max - pg_min <= rule.tol:
             if active_size == n:
                 converged = True
             else:  # the shrunk problem is solved: rebuild the gradient and check the whole one
-                reconstruct_gradient(st, cache, kr, y, active_size, sc.work)
+                reconstruct_gradient(st, Q, active_size, sc.work)
                 active_size = n
                 pg_max_old, pg_min_old = np.inf, -np.inf
         else:
             pg_max_old = pg_max if pg_max > 0.0 else np.inf
             pg_min_old = pg_min if pg_min < 0.0 else -np.inf
-        done = converged or epoch >= max_iter
+        done = converged or epoch >= rule.max_iter
         if due(buf, epoch, done, sc):
-            record(buf, epoch, done, st, kr, y, Ci, code, False, active_size, cache, sc)
-    return st.alpha, epoch, converged
+            record(buf, epoch, done, st, Q, Ci, code, False, active_size, sc)
+    loop[ACTIVE], loop[EPOCH], loop[CONVERGED] = active_size, epoch, converged
+    pg_old[0], pg_old[1] = pg_max_old, pg_min_old
+    return epoch - start, converged or epoch >= rule.max_iter

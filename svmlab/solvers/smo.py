@@ -18,8 +18,9 @@ Lin 2005):
    2 K_ij, clipped to the interval [L, H] that the box leaves (the L/H clipping of seed
    004 for equal and for opposite labels). Where eta_ij <= 0 (duplicate points, a zero
    kernel column) LIBSVM's tau = 1e-12 replaces it, and the step runs to the box's edge;
-3. the gradient G = Q-bar alpha - e is kept up to date with the two columns Q_:i, Q_:j
-   from an LRU :mod:`kernel cache <svmlab.solvers.kernel_cache>` of ``cache_size`` MB;
+3. the gradient G = Q-bar alpha - e is kept up to date with the two columns Q_:i, Q_:j,
+   asked of a :mod:`Q-matrix <svmlab.solvers.qmatrix>` (an LRU kernel cache of ``cache_size`` MB
+   behind it); the state and its recording are :mod:`svmlab.solvers.dual_state`'s;
 4. stop when the maximal violation m(alpha) - M(alpha) = max_{I_up} s - min_{I_low} s is
    below ``tol`` (LIBSVM's rule; :func:`svmlab.objective.kkt_violation`). The bias is
    LIBSVM's: b = -y_i G_i averaged over the free support vectors, or the midpoint rule
@@ -34,6 +35,12 @@ shrunk problem is solved.
 The squared hinge works the same way (D_ii = 1/(2 C_i) on the diagonal, U_i = inf).
 Without a free bias there is no equality constraint and no reason for pairs: use
 ``solver="dcd"`` (:mod:`svmlab.solvers.kernel_dcd`); ``fit_intercept=False`` raises here.
+
+The same solver runs LIBSVM's epsilon-SVR (:func:`solve_regression`): 2n variables alpha,
+alpha^* with signs +1, -1 in place of y, the linear term p = (epsilon - z, epsilon + z) in
+place of -e, and the equality sum alpha - sum alpha^* = 0; f(alpha) = 1/2 alpha' Q alpha + p' alpha.
+A run advances in slices of pair updates through :func:`svmlab.solvers.slices.run`, so that
+Ctrl-C interrupts it; slicing does not change the iterates.
 
 Units: one iteration is one pair update; ``max_iter`` counts epochs of n updates, so the
 solver stops after max_iter * n updates, and ``n_iter`` is ceil(updates / n). The trace is
@@ -51,12 +58,13 @@ from numba import njit
 
 from .. import objective as obj
 from .. import trace
-from ..kernel_rows import column, prepare, value
-from ..rows import dot
+from ..kernel_rows import prepare
 from ..validation import check_bool, one_of, positive_number
-from . import SolverResult
-from .kernel_cache import (EVALUATIONS, HITS, LENGTH, MISSES, entry, fit_to_active, get_column, get_full_column,
-                           new_generation, opened)
+from . import SolverResult, qmatrix, slices
+from .dual_state import (LOW, UP, due, n_support, new_scratch, new_state, reconstruct_gradient, record,
+                         record_regression, set_alpha, update_gradient_bar)
+from .kernel_cache import EVALUATIONS, HITS, LENGTH, MISSES, entry, fit_to_active, new_generation, opened
+from .qmatrix import q_column
 
 TAU = 1e-12
 SELECTIONS = ("second_order", "max_violating", "random")
@@ -73,8 +81,12 @@ support vectors with 0 < alpha < U and alpha = U; pairs: (n_pairs, 2) the first 
 working sets (i, j); record_stats: one row per trace record, columns n_free, n_bounded,
 cache_hits, cache_misses."""
 
-State = namedtuple("State", "alpha status G G_bar U D QD order")
-Scratch = namedtuple("Scratch", "work col grad margins prev_margins prev_alpha everyone stride stats")
+Problem = namedtuple("Problem", "Q p Ci code z epsilon")
+Problem.__doc__ = """min 1/2 alpha' (Q + D) alpha + p' alpha, 0 <= alpha <= U(Ci, code), s' alpha = 0 (LIBSVM's
+Solver): the Q-matrix, the linear term p, the box, the loss; z and epsilon are the regression's
+targets (z empty for classification) for the trace rows."""
+Rule = namedtuple("Rule", "tol max_updates shrinking selection seed")
+
 
 
 def solve(X, kernel, y, Ci, code, free, tol, max_iter, rng, buf, shrinking=True, selection="second_order",
@@ -98,10 +110,11 @@ def run(X, kernel, y, Ci, code, free, tol, max_iter, rng, buf, shrinking=True, s
     kr = prepare(X, kernel)
     n = y.shape[0]
     pairs = np.full((int(n_pairs), 2), -1, dtype=np.int64)
-    seed = int(rng.integers(2 ** 31))
+    rule = Rule(tol, max_iter * n, shrinking, rule, int(rng.integers(2 ** 31)))
     sc = new_scratch(kr, n, buf.rows.shape[0])
     with opened(n, positive_number(cache_size, "cache_size")) as cache:
-        alpha, b, updates = _smo(kr, y, Ci, code, tol, max_iter * n, shrinking, rule, cache, seed, buf, pairs, sc)
+        prob = Problem(qmatrix.classification(cache, kr, y), np.full(n, -1.0), Ci, code, np.zeros(0), 0.0)
+        alpha, b, updates = _smo(prob, rule, buf, pairs, sc)
     U = np.where(code == obj.HINGE, Ci, np.inf)
     free_sv = (alpha > 0) & (alpha < U)
     info = SMOInfo(updates, int(cache.state[HITS]), int(cache.state[MISSES]), int(cache.state[EVALUATIONS]),
@@ -110,137 +123,34 @@ def run(X, kernel, y, Ci, code, free, tol, max_iter, rng, buf, shrinking=True, s
     return SolverResult(alpha, None, b, math.ceil(updates / n), converged), info
 
 
-# -- state shared with kernel DCD ---------------------------------------------------------
-UP, LOW = 1, 2  # the bits of State.status: i in I_up, i in I_low (eq. 5.9)
+def solve_regression(X, kernel, z, Ci, epsilon, tol, max_iter, rng, buf, shrinking=True, cache_size=200):
+    """Epsilon-SVR (L1 loss, free bias) by SMO on LIBSVM's 2n-variable dual: alpha then alpha^*,
+    signs s = [+1]*n + [-1]*n, Q_jk = s_j s_k K(x_(j mod n), x_(k mod n)), the box [0, C_i] and
+    the linear term p_i = epsilon - z_i, p_(i+n) = epsilon + z_i, with sum_j s_j alpha_j = 0.
 
-
-@njit(cache=True, inline="always")
-def set_alpha(st, y, i, a):
-    """alpha_i = a, and its status: in I_up = {y = +1, alpha < U or y = -1, alpha > 0}, in
-    I_low = {y = +1, alpha > 0 or y = -1, alpha < U}. The selection loops then read one
-    byte per sample instead of alpha, y and U (LIBSVM keeps an alpha_status likewise)."""
-    st.alpha[i] = a
-    below, above = a < st.U[i], a > 0.0
-    up, low = (below, above) if y[i] > 0.0 else (above, below)
-    st.status[i] = (UP if up else 0) | (LOW if low else 0)
-
-
-@njit(cache=True)
-def new_state(kr, y, Ci, code):
-    """alpha = 0, G = -e, G_bar = 0, the box U, the diagonal D and Q-bar_ii, all active."""
-    n = y.shape[0]
-    U = np.empty(n)
-    D = np.empty(n)
-    for i in range(n):
-        U[i] = obj.upper(Ci[i], code)
-        D[i] = obj.diag(Ci[i], code)
-    QD = np.empty(n)
-    for i in range(n):
-        QD[i] = value(kr, kr.sqnorm[i], i, i) + D[i]
-    st = State(np.zeros(n), np.empty(n, dtype=np.int8), np.full(n, -1.0), np.zeros(n), U, D, QD, np.arange(n))
-    for i in range(n):
-        set_alpha(st, y, i, 0.0)
-    return st
-
-
-
-def new_scratch(kr, n, n_records):
-    """Work vectors: a zero vector of n_features, n-vectors for records, the index 0..n-1, and
-    the factor by which records have been thinned (see :func:`due`), the SMOInfo.record_stats."""
-    d = kr.X.shape[1] if isinstance(kr.X, np.ndarray) else int(kr.X.n_cols)
-    return Scratch(np.zeros(d), np.empty(n), np.empty(n), np.zeros(n), np.zeros(n), np.zeros(n), np.arange(n),
-                   np.ones(1, dtype=np.int64), np.zeros((n_records, 4), dtype=np.int64))
-
-
-@njit(cache=True)
-def reconstruct_gradient(st, cache, kr, y, active_size, work):
-    """G on the inactive set from G_bar and the free variables (LIBSVM's reconstruction)."""
-    order, G, alpha = st.order, st.G, st.alpha
-    n = G.shape[0]
-    for t in range(active_size, n):
-        k = order[t]
-        G[k] = st.G_bar[k] - 1.0 + st.D[k] * alpha[k]
-    for t in range(active_size):
-        j = order[t]
-        if 0.0 < alpha[j] < st.U[j]:
-            Qj = get_full_column(cache, kr, y, j, order, work)
-            for s in range(active_size, n):
-                k = order[s]
-                G[k] += alpha[j] * Qj[k]
-
-
-@njit(cache=True)
-def due(buf, t, done, sc):
-    """Whether step t is recorded: every k steps (``trace=k``) times the thinning factor, and
-    the last. When the rows are full, every other record is dropped and the factor doubles,
-    so the trace always spans the whole run (at most max_iter // k + 2 records)."""
-    if not trace.due(buf, t, done):
-        return False
-    if done:
-        return True
-    if buf.state[0] >= buf.rows.shape[0] - 1:  # keep the last row for the final state
-        kept = 0
-        for r in range(0, buf.state[0], 2):
-            for c in range(buf.rows.shape[1]):
-                buf.rows[kept, c] = buf.rows[r, c]
-            for c in range(sc.stats.shape[1]):
-                sc.stats[kept, c] = sc.stats[r, c]
-            kept += 1
-        buf.state[0] = kept
-        sc.stride[0] *= 2
-    return t % (buf.every * sc.stride[0]) == 0
-
-
-@njit(cache=True)
-def record(buf, t, done, st, kr, y, Ci, code, free, n_active, cache, sc):
-    """One trace row from the exact gradient (computed afresh, outside the cache)."""
-    elapsed = trace.pause(buf)
-    alpha, n = st.alpha, y.shape[0]
-    G, m = sc.grad, sc.margins
-    for k in range(n):
-        m[k] = 0.0
-    for j in range(n):
-        if alpha[j] > 0.0:
-            column(kr, j, sc.everyone, 0, n, sc.work, sc.col)
-            for k in range(n):
-                m[k] += alpha[j] * y[j] * y[k] * sc.col[k]
-    obj.gradient(alpha, m, Ci, code, G)
-    b = obj.free_bias(alpha, G, Ci, code, y) if free else 0.0
-    wnorm2 = dot(alpha, m)
-    dw2 = wnorm2 - 2.0 * dot(sc.prev_alpha, m) + dot(sc.prev_alpha, sc.prev_margins)
-    for k in range(n):
-        sc.prev_alpha[k] = alpha[k]
-        sc.prev_margins[k] = m[k]
-        m[k] += y[k] * b
-    p = obj.primal_value(wnorm2, m, Ci, code)
-    kkt = obj.kkt_violation(alpha, G, Ci, code, y, free)
-    row = sc.stats[buf.state[0]]
-    row[0] = row[1] = 0
-    for k in range(n):
-        if alpha[k] >= st.U[k]:
-            row[1] += 1
-        elif alpha[k] > 0.0:
-            row[0] += 1
-    row[2] = cache.state[HITS]
-    row[3] = cache.state[MISSES]
-    bias = np.empty(1)
-    bias[0] = b  # a kernel solver's snapshot "w" is its bias
-    trace.record(buf, t, p, obj.dual_value(alpha, wnorm2, Ci, code), kkt, n_active, math.sqrt(max(dw2, 0.0)),
-                 elapsed, alpha, bias, done)
-
-
-@njit(cache=True, inline="always")
-def n_support(alpha):
-    count = 0
-    for a in alpha:
-        count += a > 0.0
-    return count
+    Returns SolverResult(alpha=beta, b=b) with beta_i = alpha_i - alpha_i^* and the decision
+    f(x) = sum_i beta_i K(x_i, x) + b. ``max_iter`` counts epochs of 2n updates; the trace
+    rows are those of :mod:`svmlab.regression` at beta, recorded every k updates.
+    """
+    shrinking = check_bool(shrinking, "shrinking")
+    kr = prepare(X, kernel)
+    n = z.shape[0]
+    m = 2 * n
+    p = np.concatenate([epsilon - z, epsilon + z])
+    rule = Rule(tol, max_iter * m, shrinking, SECOND_ORDER, int(rng.integers(2 ** 31)))
+    sc = new_scratch(kr, n, buf.rows.shape[0])
+    with opened(m, positive_number(cache_size, "cache_size")) as cache:
+        prob = Problem(qmatrix.regression(cache, kr), p, np.concatenate([Ci, Ci]), obj.HINGE, z, float(epsilon))
+        alpha, b, updates = _smo(prob, rule, buf, np.zeros((0, 2), dtype=np.int64), sc)
+    beta = alpha[:n] - alpha[n:]
+    return SolverResult(beta, None, b, math.ceil(updates / m), updates < max_iter * m)
 
 
 # -- SMO ----------------------------------------------------------------------------------
 @njit(cache=True)
-def _select(rule, st, y, active_size, tol, cache, kr, work):
+def _select(rule, st, Q, active_size, tol, work):
     """The working set (i, j) of eq. 5.9, or (-1, -1) when the violation is below tol."""
+    y, cache = Q.s, Q.cache
     status, G, order = st.status, st.G, st.order
     i = -1
     m_up = -np.inf  # m(alpha) = max s over I_up
@@ -251,7 +161,7 @@ def _select(rule, st, y, active_size, tol, cache, kr, work):
             i = k
     if i < 0:
         return -1, -1
-    Qi = get_column(cache, kr, y, i, order, active_size, work) if rule == SECOND_ORDER else cache.pool[:0]
+    Qi = q_column(Q, i, order, active_size, work) if rule == SECOND_ORDER else cache.pool[:0]
     if cache.state[LENGTH] == y.shape[0]:  # full-length slots: compiled without the pos lookups
         j, m_low = _second(rule, st, y, active_size, i, m_up, Qi, None)
     else:
@@ -324,9 +234,10 @@ def pair_step(ai, aj, yi, yj, ui, uj, gi, gj, eta):
 
 
 @njit(cache=True)
-def _update(st, cache, kr, y, i, j, active_size, work):
-    Qi = get_column(cache, kr, y, i, st.order, active_size, work)
-    Qj = get_column(cache, kr, y, j, st.order, active_size, work)
+def _update(st, Q, i, j, active_size, work):
+    y, cache = Q.s, Q.cache
+    Qi = q_column(Q, i, st.order, active_size, work)
+    Qj = q_column(Q, j, st.order, active_size, work)
     pos = cache.pos
     eta = st.QD[i] + st.QD[j] - 2.0 * y[i] * y[j] * Qi[pos[j]]
     ai, aj = st.alpha[i], st.alpha[j]
@@ -341,9 +252,9 @@ def _update(st, cache, kr, y, i, j, active_size, work):
     st.G[i] += st.D[i] * di
     st.G[j] += st.D[j] * dj
     if (new_i >= st.U[i]) != (ai >= st.U[i]):
-        update_gradient_bar(st, cache, kr, y, i, work)
+        update_gradient_bar(st, Q, i, work)
     if (new_j >= st.U[j]) != (aj >= st.U[j]):
-        update_gradient_bar(st, cache, kr, y, j, work)
+        update_gradient_bar(st, Q, j, work)
 
 
 @njit(cache=True)
@@ -355,17 +266,9 @@ def _add_columns(G, order, active_size, Qi, Qj, di, dj, pos):
 
 
 @njit(cache=True)
-def update_gradient_bar(st, cache, kr, y, i, work):
-    """G_bar += U_i Q_:i when alpha_i reached its upper bound, -= when it left it."""
-    Qfull = get_full_column(cache, kr, y, i, st.order, work)
-    change = (1.0 if st.alpha[i] >= st.U[i] else -1.0) * st.U[i]
-    for k in range(st.G_bar.shape[0]):
-        st.G_bar[k] += change * Qfull[k]
-
-
-@njit(cache=True)
-def _shrink(st, y, active_size, unshrunk, tol, cache, kr, work):
+def _shrink(st, Q, active_size, unshrunk, tol, work):
     """LIBSVM's shrinking; returns the new active size and whether the gradient was rebuilt."""
+    y, cache = Q.s, Q.cache
     alpha, status, G, U, order = st.alpha, st.status, st.G, st.U, st.order
     m_up, m_low = -np.inf, -np.inf
     for t in range(active_size):
@@ -377,7 +280,7 @@ def _shrink(st, y, active_size, unshrunk, tol, cache, kr, work):
     n = y.shape[0]
     if not unshrunk and m_up + m_low <= 10.0 * tol:
         unshrunk = True
-        reconstruct_gradient(st, cache, kr, y, active_size, work)
+        reconstruct_gradient(st, Q, active_size, work)
         active_size = n
     if active_size == n:
         new_generation(cache)
@@ -402,41 +305,86 @@ def _shrink(st, y, active_size, unshrunk, tol, cache, kr, work):
     return kept, unshrunk
 
 
+ACTIVE, UNSHRUNK, COUNTER, UPDATES = range(4)  # the entries of a run's loop counters
+
+
+class _Run:
+    """An SMO run as a state that :func:`svmlab.solvers.slices.run` advances by at most
+    ``budget`` pair updates a slice; slicing leaves the iterates unchanged bit for bit."""
+
+    unit = "pair update"
+
+    def __init__(self, prob, rule, buf, pairs, sc):
+        self.prob, self.rule, self.buf, self.pairs, self.sc = prob, rule, buf, pairs, sc
+        self.st, self.loop = _begin(prob, rule, buf)
+
+    def advance(self, budget):
+        return _advance(self.prob, self.rule, self.st, self.loop, self.buf, self.pairs, self.sc, budget)
+
+    def status(self):
+        return self.loop[UPDATES], self.loop[ACTIVE], np.nan
+
+    def result(self):
+        """(alpha, b, updates) once finished."""
+        p = self.prob
+        return self.st.alpha, obj.free_bias(self.st.alpha, self.st.G, p.Ci, p.code, p.Q.s), int(self.loop[UPDATES])
+
+
+def _smo(prob, rule, buf, pairs, sc):
+    """SMO on ``prob`` (a :data:`Problem`) with the :data:`Rule`, in slices; returns (alpha, b, updates)."""
+    return slices.run(_Run(prob, rule, buf, pairs, sc), "smo").result()
+
+
 @njit(cache=True)
-def _smo(kr, y, Ci, code, tol, max_updates, shrinking, rule, cache, seed, buf, pairs, sc):
-    np.random.seed(seed)
-    n = y.shape[0]
-    st = new_state(kr, y, Ci, code)
-    active_size = n
-    unshrunk = False
-    counter = min(n, SHRINK_EVERY) + 1
-    t = 0
+def _begin(prob, rule, buf):
+    """The initial state and loop counters (active size, unshrunk, shrinking countdown, updates)."""
+    np.random.seed(rule.seed)
+    n = prob.Q.s.shape[0]
+    st = new_state(prob.Q, prob.p, prob.Ci, prob.code)
+    loop = np.array([n, 0, min(n, SHRINK_EVERY) + 1, 0], dtype=np.int64)
     trace.start(buf)
-    while True:
+    return st, loop
+
+
+@njit(cache=True)
+def _advance(prob, rule, st, loop, buf, pairs, sc, budget):
+    """At most ``budget`` pair updates; returns (updates run, finished)."""
+    Q, Ci, code = prob.Q, prob.Ci, prob.code
+    n = Q.s.shape[0]
+    active_size, unshrunk, counter, t = loop[ACTIVE], loop[UNSHRUNK] != 0, loop[COUNTER], loop[UPDATES]
+    start = t
+    finished = False
+    while t - start < budget:
         i = j = -1
-        if t < max_updates:
+        if t < rule.max_updates:
             counter -= 1
             if counter == 0:
                 counter = min(n, SHRINK_EVERY)
-                if shrinking:
-                    active_size, unshrunk = _shrink(st, y, active_size, unshrunk, tol, cache, kr, sc.work)
-            i, j = _select(rule, st, y, active_size, tol, cache, kr, sc.work)
+                if rule.shrinking:
+                    active_size, unshrunk = _shrink(st, Q, active_size, unshrunk, rule.tol, sc.work)
+            i, j = _select(rule.selection, st, Q, active_size, rule.tol, sc.work)
             if i < 0 and active_size < n:  # the shrunk problem is solved: check the whole one
-                reconstruct_gradient(st, cache, kr, y, active_size, sc.work)
+                reconstruct_gradient(st, Q, active_size, sc.work)
                 active_size = n
-                i, j = _select(rule, st, y, active_size, tol, cache, kr, sc.work)
+                i, j = _select(rule.selection, st, Q, active_size, rule.tol, sc.work)
                 counter = 1
         done = i < 0
         if due(buf, t, done, sc):
-            n_active = active_size if shrinking else n_support(st.alpha)
-            record(buf, t, done, st, kr, y, Ci, code, True, n_active, cache, sc)
+            n_active = active_size if rule.shrinking else n_support(st.alpha)
+            if prob.z.shape[0] > 0:
+                record_regression(buf, t, done, st, Q, prob.z, prob.epsilon, Ci[:prob.z.shape[0]], n_active, sc)
+            else:
+                record(buf, t, done, st, Q, Ci, code, True, n_active, sc)
         if done:
+            finished = True
             break
         if t < pairs.shape[0]:
             pairs[t, 0] = i
             pairs[t, 1] = j
-        _update(st, cache, kr, y, i, j, active_size, sc.work)
+        _update(st, Q, i, j, active_size, sc.work)
         t += 1
-    if active_size < n:
-        reconstruct_gradient(st, cache, kr, y, active_size, sc.work)
-    return st.alpha, obj.free_bias(st.alpha, st.G, Ci, code, y), t
+    if finished and active_size < n:
+        reconstruct_gradient(st, Q, active_size, sc.work)
+        active_size = n
+    loop[ACTIVE], loop[UNSHRUNK], loop[COUNTER], loop[UPDATES] = active_size, unshrunk, counter, t
+    return t - start, finished

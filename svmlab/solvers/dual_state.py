@@ -1,0 +1,206 @@
+"""The state of a kernel dual that SMO and kernel DCD share, and its recording.
+
+Both solvers minimise f(alpha) = 1/2 alpha' Q-bar alpha + p' alpha over the box
+0 <= alpha_i <= U_i (SMO also keeps s' alpha fixed), Q-bar = Q + D, with Q a
+:data:`svmlab.solvers.qmatrix.QMatrix` of signs s (the labels y for classification, where
+p = -e). The state holds alpha, the gradient G = Q-bar alpha + p, LIBSVM's G_bar (the part of
+G from the variables at their upper bound, for rebuilding G after shrinking), the box, the
+diagonals and the active set ``order``. A trace row is computed afresh from alpha, by the
+problem's own definitions (:mod:`svmlab.objective`; :mod:`svmlab.regression` for SVR).
+"""
+
+import math
+from collections import namedtuple
+
+import numpy as np
+from numba import njit
+
+from .. import objective as obj
+from .. import regression as reg
+from .. import trace
+from ..kernel_rows import column
+from ..rows import dot
+from .kernel_cache import HITS, MISSES
+from .qmatrix import q_diag, q_full_column
+
+State = namedtuple("State", "alpha status G G_bar U D QD order p")
+Scratch = namedtuple("Scratch", "work col grad margins prev_margins prev_alpha everyone stride stats")
+
+UP, LOW = 1, 2  # the bits of State.status: i in I_up, i in I_low (eq. 5.9)
+
+
+@njit(cache=True, inline="always")
+def set_alpha(st, y, i, a):
+    """alpha_i = a, and its status: in I_up = {y = +1, alpha < U or y = -1, alpha > 0}, in
+    I_low = {y = +1, alpha > 0 or y = -1, alpha < U}. The selection loops then read one
+    byte per sample instead of alpha, y and U (LIBSVM keeps an alpha_status likewise)."""
+    st.alpha[i] = a
+    below, above = a < st.U[i], a > 0.0
+    up, low = (below, above) if y[i] > 0.0 else (above, below)
+    st.status[i] = (UP if up else 0) | (LOW if low else 0)
+
+
+@njit(cache=True)
+def new_state(Q, p, Ci, code):
+    """alpha = 0, G = p, G_bar = 0, the box U, the diagonal D and Q-bar_ii, all active."""
+    y = Q.s
+    n = y.shape[0]
+    U = np.empty(n)
+    D = np.empty(n)
+    for i in range(n):
+        U[i] = obj.upper(Ci[i], code)
+        D[i] = obj.diag(Ci[i], code)
+    QD = np.empty(n)
+    for i in range(n):
+        QD[i] = q_diag(Q, i) + D[i]
+    st = State(np.zeros(n), np.empty(n, dtype=np.int8), p.copy(), np.zeros(n), U, D, QD, np.arange(n), p)
+    for i in range(n):
+        set_alpha(st, y, i, 0.0)
+    return st
+
+
+
+def new_scratch(kr, n, n_records):
+    """Work vectors: a zero vector of n_features, n-vectors for records, the index 0..n-1, and
+    the factor by which records have been thinned (see :func:`due`), the SMOInfo.record_stats."""
+    d = kr.X.shape[1] if isinstance(kr.X, np.ndarray) else int(kr.X.n_cols)
+    return Scratch(np.zeros(d), np.empty(n), np.empty(n), np.zeros(n), np.zeros(n), np.zeros(n), np.arange(n),
+                   np.ones(1, dtype=np.int64), np.zeros((n_records, 4), dtype=np.int64))
+
+
+@njit(cache=True)
+def reconstruct_gradient(st, Q, active_size, work):
+    """G on the inactive set from G_bar and the free variables (LIBSVM's reconstruction)."""
+    order, G, alpha = st.order, st.G, st.alpha
+    n = G.shape[0]
+    for t in range(active_size, n):
+        k = order[t]
+        G[k] = st.G_bar[k] + st.p[k] + st.D[k] * alpha[k]
+    for t in range(active_size):
+        j = order[t]
+        if 0.0 < alpha[j] < st.U[j]:
+            Qj = q_full_column(Q, j, order, work)
+            for s in range(active_size, n):
+                k = order[s]
+                G[k] += alpha[j] * Qj[k]
+
+
+@njit(cache=True)
+def due(buf, t, done, sc):
+    """Whether step t is recorded: every k steps (``trace=k``) times the thinning factor, and
+    the last. When the rows are full, every other record is dropped and the factor doubles,
+    so the trace always spans the whole run (at most max_iter // k + 2 records)."""
+    if not trace.due(buf, t, done):
+        return False
+    if done:
+        return True
+    if buf.state[0] >= buf.rows.shape[0] - 1:  # keep the last row for the final state
+        kept = 0
+        for r in range(0, buf.state[0], 2):
+            for c in range(buf.rows.shape[1]):
+                buf.rows[kept, c] = buf.rows[r, c]
+            for c in range(sc.stats.shape[1]):
+                sc.stats[kept, c] = sc.stats[r, c]
+            kept += 1
+        buf.state[0] = kept
+        sc.stride[0] *= 2
+    return t % (buf.every * sc.stride[0]) == 0
+
+
+@njit(cache=True)
+def record(buf, t, done, st, Q, Ci, code, free, n_active, sc):
+    """One trace row of the classification dual from the exact gradient (computed afresh,
+    outside the cache)."""
+    kr, y, cache = Q.kr, Q.s, Q.cache
+    elapsed = trace.pause(buf)
+    alpha, n = st.alpha, y.shape[0]
+    G, m = sc.grad, sc.margins
+    for k in range(n):
+        m[k] = 0.0
+    for j in range(n):
+        if alpha[j] > 0.0:
+            column(kr, j, sc.everyone, 0, n, sc.work, sc.col)
+            for k in range(n):
+                m[k] += alpha[j] * y[j] * y[k] * sc.col[k]
+    obj.gradient(alpha, m, Ci, code, G)
+    b = obj.free_bias(alpha, G, Ci, code, y) if free else 0.0
+    wnorm2 = dot(alpha, m)
+    dw2 = wnorm2 - 2.0 * dot(sc.prev_alpha, m) + dot(sc.prev_alpha, sc.prev_margins)
+    for k in range(n):
+        sc.prev_alpha[k] = alpha[k]
+        sc.prev_margins[k] = m[k]
+        m[k] += y[k] * b
+    p = obj.primal_value(wnorm2, m, Ci, code)
+    kkt = obj.kkt_violation(alpha, G, Ci, code, y, free)
+    row = sc.stats[buf.state[0]]
+    row[0] = row[1] = 0
+    for k in range(n):
+        if alpha[k] >= st.U[k]:
+            row[1] += 1
+        elif alpha[k] > 0.0:
+            row[0] += 1
+    row[2] = cache.state[HITS]
+    row[3] = cache.state[MISSES]
+    bias = np.empty(1)
+    bias[0] = b  # a kernel solver's snapshot "w" is its bias
+    trace.record(buf, t, p, obj.dual_value(alpha, wnorm2, Ci, code), kkt, n_active, math.sqrt(max(dw2, 0.0)),
+                 elapsed, alpha, bias, done)
+
+
+@njit(cache=True, inline="always")
+def n_support(alpha):
+    count = 0
+    for a in alpha:
+        count += a > 0.0
+    return count
+
+
+@njit(cache=True)
+def update_gradient_bar(st, Q, i, work):
+    """G_bar += U_i Q_:i when alpha_i reached its upper bound, -= when it left it."""
+    Qfull = q_full_column(Q, i, st.order, work)
+    change = (1.0 if st.alpha[i] >= st.U[i] else -1.0) * st.U[i]
+    for k in range(st.G_bar.shape[0]):
+        st.G_bar[k] += change * Qfull[k]
+
+
+@njit(cache=True)
+def record_regression(buf, t, done, st, Q, z, epsilon, Ci, n_active, sc):
+    """One trace row of epsilon-SVR (L1 loss, free bias) at beta = alpha - alpha^*, by the
+    definitions of :mod:`svmlab.regression`; ``Ci`` has length n."""
+    elapsed = trace.pause(buf)
+    kr, n = Q.kr, z.shape[0]
+    f, G = sc.margins, sc.grad
+    beta = np.empty(n)
+    for i in range(n):
+        beta[i] = st.alpha[i] - st.alpha[n + i]
+        f[i] = 0.0
+    for j in range(n):
+        if beta[j] != 0.0:
+            column(kr, j, sc.everyone, 0, n, sc.work, sc.col)
+            for k in range(n):
+                f[k] += beta[j] * sc.col[k]
+    reg.gradient(beta, f, z, Ci, reg.EPSILON_INSENSITIVE, G)
+    b = reg.free_bias(beta, G, Ci, epsilon, reg.EPSILON_INSENSITIVE)
+    wnorm2 = dot(beta, f)
+    dw2 = wnorm2 - 2.0 * dot(sc.prev_alpha, f) + dot(sc.prev_alpha, sc.prev_margins)
+    r = np.empty(n)
+    for k in range(n):
+        sc.prev_alpha[k] = beta[k]
+        sc.prev_margins[k] = f[k]
+        r[k] = z[k] - f[k] - b
+    p = reg.primal_value(wnorm2, r, Ci, epsilon, reg.EPSILON_INSENSITIVE)
+    d = reg.dual_value(beta, wnorm2, z, Ci, epsilon, reg.EPSILON_INSENSITIVE)
+    kkt = reg.kkt_violation(beta, G, Ci, epsilon, reg.EPSILON_INSENSITIVE, True)
+    row = sc.stats[buf.state[0]]
+    row[0] = row[1] = 0
+    for k in range(n):
+        if abs(beta[k]) >= Ci[k]:
+            row[1] += 1
+        elif beta[k] != 0.0:
+            row[0] += 1
+    row[2] = Q.cache.state[HITS]
+    row[3] = Q.cache.state[MISSES]
+    bias = np.empty(1)
+    bias[0] = b
+    trace.record(buf, t, p, d, kkt, n_active, math.sqrt(max(dw2, 0.0)), elapsed, beta, bias, done)
