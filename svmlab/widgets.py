@@ -9,7 +9,8 @@ This module imports ipywidgets and matplotlib, so ``import svmlab`` does not loa
   the static figure a chapter shows before its widget.
 * :func:`fit_explorer` -- a ``FloatLogSlider`` over C (and optionally tol) that refits and
   redraws; the widget of chapter 1 and later chapters. With tol it also draws the solver's
-  stopping quantity (:func:`stopping_rule`, :func:`stopping_series`) against the epoch.
+  stopping quantity (:func:`stopping_rule`, :func:`stopping_series`) against the epoch;
+  :func:`show_stopping` draws the same two panels as a static figure.
 * :func:`show_pegasos`, :func:`pegasos_explorer` -- Pegasos on 2-D data with C, the batch size
   and the projection: the boundary and the iterates' norms against the ball (chapter 7).
 """
@@ -27,8 +28,8 @@ from .estimators import ConvergenceWarning, KernelSVM, LinearSVM
 from .problem import SVMProblem
 from .validation import sample_C
 
-__all__ = ["describe_fit", "show_fit", "fit_explorer", "stopping_rule", "stopping_series", "show_pegasos",
-           "pegasos_explorer"]
+__all__ = ["describe_fit", "show_fit", "fit_explorer", "show_stopping", "stopping_rule", "stopping_series",
+           "show_pegasos", "pegasos_explorer"]
 
 
 def _signed_labels(model, y):
@@ -220,6 +221,23 @@ def stopping_series(model, X, y):
     return trace.epoch, trace.kkt
 
 
+def show_stopping(estimator, X, y, axes=None, **params):
+    """:func:`show_fit` with ``trace=True`` on ``axes[0]`` and the solver's stopping quantity
+    against the epoch, with a line at epsilon = tol, on ``axes[1]`` (:func:`stopping_series`,
+    :func:`svmlab.plots.plot_stopping`): the static figure of a widget with a tol slider.
+    Returns (fitted model, axes, the sentence saying what epsilon means for that solver)."""
+    if axes is None:
+        _, axes = plt.subplots(1, 2, figsize=(11, 4.5))
+    model, _ = show_fit(estimator, X, y, ax=axes[0], **{**params, "trace": True})
+    rule = stopping_rule(model)
+    if rule is None:
+        raise ValueError(f"solver={model.solver!r} has no tol, so no stopping quantity to draw.")
+    xlabel = "pair updates (SMO iterations)" if model.solver == "smo" else None
+    plots.plot_stopping(*stopping_series(model, X, y), model.tol, _RULES[rule][0], ax=axes[1], xlabel=xlabel)
+    axes[0].figure.tight_layout()
+    return model, axes, f"{model.solver}: {_RULES[rule][1]}"
+
+
 def _stopping_controls(estimator):
     """A toggle between the two rules of DCD; no control for the other solvers."""
     if estimator.solver != "dcd" or not isinstance(estimator, LinearSVM):
@@ -245,23 +263,18 @@ def fit_explorer(estimator, X, y, C_range=(-3, 3), tol_range=None, figsize=(5.5,
     with_stopping = tol_range is not None and stopping_rule(estimator) is not None
 
     def redraw(**params):
-        if with_stopping:
-            fig, (ax, ax_stop) = plt.subplots(1, 2, figsize=(2 * figsize[0], figsize[1]))
-            params["trace"] = True
-        else:
-            fig, ax = plt.subplots(figsize=figsize)
+        panels = 2 if with_stopping else 1
+        fig, axes = plt.subplots(1, panels, figsize=(panels * figsize[0], figsize[1]))
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always", ConvergenceWarning)
-            model, _ = show_fit(estimator, X, y, ax=ax, **params)
-        if with_stopping:
-            rule = stopping_rule(model)
-            xlabel = "pair updates (SMO iterations)" if model.solver == "smo" else None
-            plots.plot_stopping(*stopping_series(model, X, y), model.tol, _RULES[rule][0], ax=ax_stop, xlabel=xlabel)
-            fig.tight_layout()
+            if with_stopping:
+                model, _, meaning = show_stopping(estimator, X, y, axes=axes, **params)
+            else:
+                model, _ = show_fit(estimator, X, y, ax=axes, **params)
         display(fig)
         plt.close(fig)
         if with_stopping:
-            print(f"{model.solver}: {_RULES[rule][1]}")
+            print(meaning)
         print(describe_fit(model, X, y))
         if any(issubclass(w.category, ConvergenceWarning) for w in caught):
             print(f"note: stopped at max_iter={model.max_iter} before reaching tol={model.tol:.3g}; "

@@ -173,6 +173,12 @@ def test_fit_explorer_draws_the_stopping_rule_of_the_solver_with_a_line_at_epsil
     shown.clear()
     widgets.fit_explorer(subgradient(), X, y, C_range=(-1, 1)).f(C=1.0)
     assert len(shown[0].axes) == 1  # no tol slider, no stopping panel
+    est = svmlab.LinearSVM(solver="sdca", tol=1e-2, random_state=0)
+    model, axes, meaning = widgets.show_stopping(est, X, y, C=1.0)  # the static figure: the same two panels
+    assert model.trace_ is not None and est.trace is False and "relative duality gap" in meaning
+    assert axes[1].get_ylabel() == "relative gap (P - D) / P"
+    with pytest.raises(ValueError, match="no tol"):
+        widgets.show_stopping(svmlab.LinearSVM(solver="pegasos"), X, y)
 
 
 @pytest.mark.parametrize("params, rule", [(dict(solver="dual_gradient", C=0.01, max_iter=3000), "kkt"),
