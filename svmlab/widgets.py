@@ -205,8 +205,9 @@ def stopping_rule(estimator):
 
 def stopping_series(model, X, y):
     """(epochs, values) of the stopping quantity of a model fitted with ``trace=True``, read
-    off its trace (SMO's "epochs" there are pair updates): the recorded gap, KKT violation or |w_k - w_(k-1)| per epoch, or for the
-    "pg" rule max PG_i - min PG_i at the trace's snapshots (the book's PG, eq. 3.6)."""
+    off its trace (SMO's "epochs" there are pair updates): the recorded relative gap, KKT
+    violation or |w_k - w_(k-1)| per epoch, or for the "pg" rule max PG_i - min PG_i at the
+    trace's snapshots (the book's PG, eq. 3.6)."""
     trace, rule = model.trace_, stopping_rule(model)
     if trace is None or rule is None:
         raise ValueError("stopping_series needs a model fitted with trace=True by a solver that has a tol.")
