@@ -28,6 +28,7 @@ __all__ = [
     "plot_weight_path",
     "plot_margins_alpha",
     "plot_digit_grid",
+    "plot_stopping",
 ]
 
 _POS_COLOUR = "tab:red"
@@ -446,4 +447,30 @@ def plot_digit_grid(images, values, shape=(28, 28), columns=8, ax=None):
                 color=_POS_COLOUR if value > 0 else _NEG_COLOUR)
     ax.imshow(mosaic, cmap="gray_r", interpolation="nearest")
     ax.set_axis_off()
+    return ax
+
+
+def plot_stopping(epochs, values, tol, label, ax=None, xlabel=None):
+    """A solver's stopping quantity against the epoch, on a log axis, with a dashed line at
+    epsilon = ``tol``: the run may stop at the first epoch whose value is below the line.
+
+    ``epochs`` and ``values`` are read off a trace (the relative gap, the KKT violation,
+    |w_k - w_(k-1)|, or M - m at the recorded iterates); ``label`` names the quantity on the y
+    axis, ``xlabel`` the x axis (default: epochs; SMO's trace counts pair updates). Non-positive
+    values (an exact zero) are left out of the log axis.
+    """
+    ax = _axes(ax)
+    epochs = np.asarray(epochs, dtype=float)
+    values = np.asarray(values, dtype=float)
+    if epochs.shape != values.shape or epochs.ndim != 1:
+        raise ValueError(f"epochs and values must be 1-D arrays of one length; got {epochs.shape} and {values.shape}")
+    if not tol > 0:
+        raise ValueError(f"tol must be a number > 0 (it is drawn on a log axis); got {tol!r}")
+    shown = values > 0
+    ax.plot(epochs[shown], values[shown], marker=".", color="tab:purple", label=label)
+    ax.axhline(tol, color="black", linestyle="dashed", linewidth=1, label=f"epsilon = {tol:.3g}")
+    ax.set_yscale("log")
+    ax.set_xlabel(xlabel or _AXIS_WORDS["epoch"])
+    ax.set_ylabel(label)
+    ax.legend(fontsize="x-small", loc="upper right", framealpha=0.8)
     return ax

@@ -8,7 +8,9 @@ This module imports ipywidgets and matplotlib, so ``import svmlab`` does not loa
 * :func:`show_fit` -- fit a copy of an estimator with some parameters changed and draw it;
   the static figure a chapter shows before its widget.
 * :func:`fit_explorer` -- a ``FloatLogSlider`` over C (and optionally tol) that refits and
-  redraws; the widget of chapter 1 and later chapters.
+  redraws; the widget of chapter 1 and later chapters. With tol it also draws the solver's
+  stopping quantity (:func:`stopping_rule`, :func:`stopping_series`) against the epoch;
+  :func:`show_stopping` draws the same two panels as a static figure.
 * :func:`show_pegasos`, :func:`pegasos_explorer` -- Pegasos on 2-D data with C, the batch size
   and the projection: the boundary and the iterates' norms against the ball (chapter 7).
 """
@@ -22,11 +24,12 @@ import numpy as np
 from IPython.display import display
 
 from . import plots
-from .estimators import ConvergenceWarning, LinearSVM
+from .estimators import ConvergenceWarning, KernelSVM, LinearSVM
 from .problem import SVMProblem
 from .validation import sample_C
 
-__all__ = ["describe_fit", "show_fit", "fit_explorer", "show_pegasos", "pegasos_explorer"]
+__all__ = ["describe_fit", "show_fit", "fit_explorer", "show_stopping", "stopping_rule", "stopping_series",
+           "show_pegasos", "pegasos_explorer"]
 
 
 def _signed_labels(model, y):
@@ -170,24 +173,109 @@ def _log_slider(description, exponents, value):
                                      readout_format=".3g")
 
 
+# What epsilon (``tol``) means for each solver, and the recorded quantity it bounds.
+_RULES = {
+    "gap": ("relative gap (P - D) / P",
+            "epsilon bounds the relative duality gap (P - D) / P: the run stops once the gap "
+            "certifies the iterate to that fraction of P."),
+    "kkt": ("KKT violation max |PG_i|",
+            "epsilon bounds the KKT violation max_i |PG_i| of the projected gradient (eq. 3.6)."),
+    "kkt_free": ("maximal violation m - M",
+                 "epsilon bounds LIBSVM's maximal violation m(alpha) - M(alpha) over I_up and I_low (eq. 5.9)."),
+    "pg": ("M - m of PG at the iterate",
+           "epsilon bounds M - m, the spread of the projected gradients PG_i over an epoch (eq. 3.8); "
+           "the curve shows max PG - min PG over all variables at the end of each recorded epoch."),
+    "dw": ("|w_k - w_(k-1)|",
+           "epsilon bounds |w_k - w_(k-1)|, the change of w over one epoch (eq. 3.9): "
+           "small steps, not a certificate."),
+}
+
+
+def stopping_rule(estimator):
+    """The key of ``_RULES`` for the rule ``estimator`` stops on, or None (Pegasos has no tol)."""
+    solver = estimator.solver
+    if solver == "pegasos":
+        return None
+    if solver in ("subgradient", "sdca"):
+        return "gap"
+    if solver == "dcd":  # linear DCD has two rules; kernel DCD uses M - m
+        return getattr(estimator, "stopping", "pg")
+    return "kkt_free" if isinstance(estimator, KernelSVM) and estimator.fit_intercept else "kkt"
+
+
+def stopping_series(model, X, y):
+    """(epochs, values) of the stopping quantity of a model fitted with ``trace=True``, read
+    off its trace (SMO's "epochs" there are pair updates): the recorded relative gap, KKT
+    violation or |w_k - w_(k-1)| per epoch, or for the "pg" rule max PG_i - min PG_i at the
+    trace's snapshots (the book's PG, eq. 3.6)."""
+    trace, rule = model.trace_, stopping_rule(model)
+    if trace is None or rule is None:
+        raise ValueError("stopping_series needs a model fitted with trace=True by a solver that has a tol.")
+    if rule == "gap":
+        return trace.epoch, trace.gap / np.abs(trace.primal)
+    if rule == "dw":
+        return trace.epoch[1:], trace.dw_norm[1:]  # no change before the first epoch
+    if rule == "pg":
+        problem = _problem(model, X, _signed_labels(model, y))
+        spreads = [np.ptp(problem.projected_gradient(alpha)) for alpha in trace.snapshot_alpha]
+        return trace.snapshot_epoch, np.array(spreads)
+    return trace.epoch, trace.kkt
+
+
+def show_stopping(estimator, X, y, axes=None, **params):
+    """:func:`show_fit` with ``trace=True`` on ``axes[0]`` and the solver's stopping quantity
+    against the epoch, with a line at epsilon = tol, on ``axes[1]`` (:func:`stopping_series`,
+    :func:`svmlab.plots.plot_stopping`): the static figure of a widget with a tol slider.
+    Returns (fitted model, axes, the sentence saying what epsilon means for that solver)."""
+    if axes is None:
+        _, axes = plt.subplots(1, 2, figsize=(11, 4.5))
+    model, _ = show_fit(estimator, X, y, ax=axes[0], **{**params, "trace": True})
+    rule = stopping_rule(model)
+    if rule is None:
+        raise ValueError(f"solver={model.solver!r} has no tol, so no stopping quantity to draw.")
+    xlabel = "pair updates (SMO iterations)" if model.solver == "smo" else None
+    plots.plot_stopping(*stopping_series(model, X, y), model.tol, _RULES[rule][0], ax=axes[1], xlabel=xlabel)
+    axes[0].figure.tight_layout()
+    return model, axes, f"{model.solver}: {_RULES[rule][1]}"
+
+
+def _stopping_controls(estimator):
+    """A toggle between the two rules of DCD; no control for the other solvers."""
+    if estimator.solver != "dcd" or not isinstance(estimator, LinearSVM):
+        return {}
+    return {"stopping": ipywidgets.ToggleButtons(options=[("M - m", "pg"), ("|w_k - w_(k-1)|", "dw")],
+                                                 value=estimator.stopping, description="rule")}
+
+
 def fit_explorer(estimator, X, y, C_range=(-3, 3), tol_range=None, figsize=(5.5, 4.5)):
     """A slider over C on a log scale (and over tol when ``tol_range`` is given).
 
     Each move refits a copy of ``estimator`` (:func:`show_fit`), redraws the figure and prints
-    :func:`describe_fit`. ``C_range`` and ``tol_range`` are (low, high) exponents of 10. A
+    :func:`describe_fit`. ``C_range`` and ``tol_range`` are (low, high) exponents of 10. With a
+    tol slider a second panel draws the solver's stopping quantity against the epoch with a
+    line at epsilon (:func:`svmlab.plots.plot_stopping`), a line says what epsilon means for
+    that solver, and for DCD a toggle picks the rule (M - m or |w_k - w_(k-1)|). A
     convergence warning is printed as one line. Returns the ``ipywidgets.interactive``.
     """
     controls = {"C": _log_slider("C", C_range, estimator.C)}
     if tol_range is not None:
         controls["tol"] = _log_slider("tol", tol_range, estimator.tol)
+        controls.update(_stopping_controls(estimator))
+    with_stopping = tol_range is not None and stopping_rule(estimator) is not None
 
     def redraw(**params):
-        fig, ax = plt.subplots(figsize=figsize)
+        panels = 2 if with_stopping else 1
+        fig, axes = plt.subplots(1, panels, figsize=(panels * figsize[0], figsize[1]))
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always", ConvergenceWarning)
-            model, _ = show_fit(estimator, X, y, ax=ax, **params)
+            if with_stopping:
+                model, _, meaning = show_stopping(estimator, X, y, axes=axes, **params)
+            else:
+                model, _ = show_fit(estimator, X, y, ax=axes, **params)
         display(fig)
         plt.close(fig)
+        if with_stopping:
+            print(meaning)
         print(describe_fit(model, X, y))
         if any(issubclass(w.category, ConvergenceWarning) for w in caught):
             print(f"note: stopped at max_iter={model.max_iter} before reaching tol={model.tol:.3g}; "

@@ -283,3 +283,24 @@ def test_plot_digit_grid_refuses_mismatched_input(ax):
     with pytest.raises(ValueError, match="2 images for 3 values"):
         plots.plot_digit_grid(np.zeros((2, 12)), [1.0, 2.0, 3.0], shape=(3, 4), ax=ax)
 
+
+
+def test_plot_stopping_draws_the_positive_values_and_a_line_at_epsilon(ax):
+    epochs = np.arange(6.0)
+    values = np.array([1.0, 0.1, 0.0, 1e-3, 1e-4, 1e-5])  # an exact zero cannot go on a log axis
+    plots.plot_stopping(epochs, values, 2e-3, "M - m", ax=ax)
+    curve, line = ax.get_lines()
+    assert np.array_equal(curve.get_xdata(), [0, 1, 3, 4, 5])
+    assert np.array_equal(curve.get_ydata(), [1.0, 0.1, 1e-3, 1e-4, 1e-5])
+    assert np.allclose(line.get_ydata(), 2e-3)
+    assert ax.get_yscale() == "log" and ax.get_ylabel() == "M - m"
+    assert "epsilon = 0.002" in [t.get_text() for t in ax.get_legend().get_texts()]
+    plots.plot_stopping([1, 2], [1.0, 0.5], 0.1, "gap", ax=plt.figure().gca(), xlabel="pair updates")
+    assert plt.gca().get_xlabel() == "pair updates"
+
+
+def test_plot_stopping_refuses_bad_input(ax):
+    with pytest.raises(ValueError, match="one length"):
+        plots.plot_stopping([1, 2, 3], [1.0, 0.5], 0.1, "gap", ax=ax)
+    with pytest.raises(ValueError, match="tol must be"):
+        plots.plot_stopping([1, 2], [1.0, 0.5], 0.0, "gap", ax=ax)

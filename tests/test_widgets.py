@@ -151,6 +151,51 @@ def test_fit_explorer_tol_slider_and_ranges(toy, capsys):
         widgets.fit_explorer(subgradient(), X, y, C_range=(2, -2))
 
 
+def test_fit_explorer_draws_the_stopping_rule_of_the_solver_with_a_line_at_epsilon(toy, monkeypatch, capsys):
+    X, y = toy
+    shown = []
+    monkeypatch.setattr(widgets, "display", shown.append)
+    box = widgets.fit_explorer(svmlab.LinearSVM(solver="dcd", tol=1e-2), X, y, C_range=(-1, 1), tol_range=(-5, -1))
+    rule = box.children[2]
+    assert isinstance(rule, ipywidgets.ToggleButtons) and set(rule.options) == {("M - m", "pg"),
+                                                                                 ("|w_k - w_(k-1)|", "dw")}
+    for stopping, label, words in [("pg", "M - m", "spread of the projected gradients"),
+                                   ("dw", "|w_k - w_(k-1)|", "change of w over one epoch")]:
+        shown.clear()
+        capsys.readouterr()
+        box.f(C=1.0, tol=1e-3, stopping=stopping)
+        assert words in capsys.readouterr().out  # the sentence on what epsilon means
+        (fig,) = shown
+        stop_ax = fig.axes[1]
+        curve, line = stop_ax.get_lines()
+        assert stop_ax.get_ylabel().startswith(label) and np.allclose(line.get_ydata(), 1e-3)
+        assert curve.get_ydata()[0] > curve.get_ydata()[-1]  # the quantity falls as the run proceeds
+    shown.clear()
+    widgets.fit_explorer(subgradient(), X, y, C_range=(-1, 1)).f(C=1.0)
+    assert len(shown[0].axes) == 1  # no tol slider, no stopping panel
+    est = svmlab.LinearSVM(solver="sdca", tol=1e-2, random_state=0)
+    model, axes, meaning = widgets.show_stopping(est, X, y, C=1.0)  # the static figure: the same two panels
+    assert model.trace_ is not None and est.trace is False and "relative duality gap" in meaning
+    assert axes[1].get_ylabel() == "relative gap (P - D) / P"
+    with pytest.raises(ValueError, match="no tol"):
+        widgets.show_stopping(svmlab.LinearSVM(solver="pegasos"), X, y)
+
+
+@pytest.mark.parametrize("params, rule", [(dict(solver="dual_gradient", C=0.01, max_iter=3000), "kkt"),
+                                          (dict(solver="dcd", stopping="dw"), "dw"),
+                                          (dict(solver="sdca", random_state=0), "gap")])
+def test_stopping_series_is_the_quantity_the_solver_stopped_on(toy, params, rule):
+    X, y = toy
+    model = svmlab.LinearSVM(**{"C": 1.0, "tol": 1e-3, "trace": True, **params}).fit(X, y)
+    assert widgets.stopping_rule(model) == rule
+    epochs, values = widgets.stopping_series(model, X, y)
+    assert epochs[-1] == model.n_iter_
+    assert values[-1] <= 1e-3 < values.max()  # met at the last epoch, not before the start
+    assert widgets.stopping_rule(svmlab.LinearSVM(solver="pegasos")) is None
+    with pytest.raises(ValueError, match="trace=True"):
+        widgets.stopping_series(svmlab.LinearSVM(C=1.0).fit(X, y), X, y)
+
+
 def test_import_svmlab_does_not_load_the_widgets():
     code = "import sys, svmlab; print('ipywidgets' in sys.modules or 'svmlab.widgets' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)

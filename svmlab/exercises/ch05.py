@@ -77,7 +77,7 @@ def bias_case():
 
 
 def _gu_box(la, lb, ya, yb):
-    """Gu's [L, H] (section 5.2's `seed_box`), with zeta = -lambda_a y_a - lambda_b y_b."""
+    """Gu's [L, H] (section 5.2's `gu_box`), with zeta = -lambda_a y_a - lambda_b y_b."""
     zeta = -la * ya - lb * yb
     if ya != yb:
         return max(zeta * yb, 0.0), min(C + zeta * yb, C)

@@ -16,8 +16,10 @@ O(nnz of x_i)::
 An outer pass (an epoch) visits the active variables in a random permutation, in index order
 ("cyclic") or drawn with replacement ("random"). Shrinking (eq. 4.2): with M and m the
 largest and smallest PG of the previous pass, a variable at 0 with G_i > M, or at U_i with
-G_i < m, leaves the active set. Stopping: ``"pg"`` is LIBLINEAR's M - m <= tol over a pass
-(eq. 3.8), ``"dw"`` Roethel & Brynda's |w_k - w_(k-1)| < tol (eq. 3.9). When the shrunk problem meets
+G_i < m, leaves the active set. Stopping: ``"pg"`` is M - m <= tol over a pass (eq. 3.8), the rule
+of Hsieh et al. (2008) and of LIBLINEAR's earlier releases; newer ones (as linear.cpp of 2.50)
+also require |M| <= tol and |m| <= tol, which this rule does not. ``"dw"`` is Roethel & Brynda's
+|w_k - w_(k-1)| < tol (eq. 3.9). When the shrunk problem meets
 the rule, every variable comes back (the unshrink) and the rule must hold on a full pass.
 """
 
