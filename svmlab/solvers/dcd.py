@@ -26,8 +26,8 @@ from numba import njit
 
 from .. import objective as obj
 from .. import trace
-from ..rows import (assign, distance, dot, margins, n_cols, n_rows, prefetch, prefetch_row, row_axpy, row_dot,
-                    row_sqnorm)
+from ..rows import (assign, distance, dot, lookahead, margins, n_cols, n_rows, prefetch, prefetch_row, row_axpy,
+                    row_dot, row_sqnorm)
 from ..validation import check_bool, one_of
 from . import SolverResult
 
@@ -113,9 +113,10 @@ def _pass(X, y, B, alpha, w, QD, U, Dg, index, active, M_old, m_old, shrinking, 
     order. Returns max PG, min PG and the new active size. (The step stays in this loop: a
     call per coordinate would pay reference counting on its array arguments.)"""
     M_new, m_new = -np.inf, np.inf
+    ahead = lookahead(X)
     for t in range(active):
-        if not draw and t + LOOKAHEAD < active:
-            r = index[t + LOOKAHEAD]
+        if not draw and t + ahead < active:
+            r = index[t + ahead]
             prefetch_row(X, r)
             prefetch(alpha, r)
             prefetch(y, r)
