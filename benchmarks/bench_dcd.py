@@ -127,7 +127,7 @@ def main(repeat, quick):
                   "dense 2000x784 (12.5 MB, in cache)": lambda: datasets.make_dense(2000, 784),
                   "MNIST 1v7 shape 10853x784 (68 MB)": lambda: datasets.make_dense(10_853, 784)}
     for name, make in tqdm(cases.items(), desc="against plain Python", unit="case"):
-        r = against_python(name, *make(), repeat, passes=1 if quick else 3)
+        r = against_python(name, *make(), repeat)
         rows.append([r["case"], f"{r['python']:.4f}", f"{r['numba']:.2e}", f"{r['speedup']:.0f}"])
     sections.append(("Plain Python (svmlab/reference/dcd.py) against numba, per pass (hinge, C = 1, bias)",
                      ["case", "Python s", "numba s", "speed-up"], rows))

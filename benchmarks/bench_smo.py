@@ -63,8 +63,7 @@ def cache_sweep(n, C, sizes, repeats):
     gamma = make_kernel("rbf", X).gamma
     rows = []
     for size, shrinking in tqdm([(s, h) for s in sizes for h in (True, False)], desc="cache sizes", unit="case"):
-        t, (_, info) = median_time(lambda: _run(X, y, C, 1e-3, size, "second_order", shrinking), repeats,
-                                   warm_up=False)
+        t, (_, info) = median_time(lambda: _run(X, y, C, 1e-3, size, "second_order", shrinking), repeats)
         t_svc, _ = median_time(lambda: SVC(C=C, gamma=gamma, tol=1e-3, cache_size=size,
                                            shrinking=shrinking).fit(X, y), repeats, warm_up=False)
         slots, dtype = layout(size, n)

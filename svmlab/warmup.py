@@ -3,12 +3,13 @@
     python -m svmlab.warmup            # the README's set-up command ends with this
     python -m svmlab.warmup --jobs 1   # one worker process
 
-Each job fits one solver on small data in a worker process (dense and, for the linear
-solvers, CSR data; with a trace; then predicts and evaluates the objective), which compiles the
-kernels that fit uses into the cache of :mod:`svmlab._numba_cache`, the folder keyed on the
-sources that every later ``import svmlab`` with the same ``NUMBA_CACHE_DIR`` reads. The jobs
-run on all cores; the bar names each job as it finishes. Folders of older sources next to
-the current one are deleted (they can never be used again). Run it again after editing
+Each job fits one solver on small data in a worker process: dense and, for the linear
+solvers, CSR data; for SMO and kernel DCD also with a cache too small for float64 columns
+(stored in float32); with a trace; then it predicts and evaluates the objective. That compiles
+the kernels into the cache of :mod:`svmlab._numba_cache`, the folder keyed on the sources that
+every later ``import svmlab`` with the same ``NUMBA_CACHE_DIR`` reads. The jobs run on all
+cores; the bar names each job as it finishes. Folders of older sources next to the current
+one are deleted (they can never be used again). Run it again after editing
 svmlab: only a changed source makes it compile anything.
 """
 
@@ -22,7 +23,7 @@ from concurrent.futures import ProcessPoolExecutor, as_completed
 LINEAR = ("dcd", "subgradient", "dual_gradient", "sdca", "pegasos")
 KERNEL = ("smo", "dcd", "dual_gradient")
 JOBS = ([("LinearSVM", s, "dense") for s in LINEAR] + [("LinearSVM", s, "sparse") for s in LINEAR]
-        + [("KernelSVM", s, "dense") for s in KERNEL])
+        + [("KernelSVM", s, "dense") for s in KERNEL] + [("KernelSVM", s, "float32 cache") for s in ("smo", "dcd")])
 
 
 def fit_one(estimator, solver, layout):
@@ -40,6 +41,8 @@ def fit_one(estimator, solver, layout):
     if layout == "sparse":
         X = sp.csr_matrix(X)
     options = dict(fit_intercept=False) if (estimator, solver) == ("KernelSVM", "dcd") else {}
+    if layout == "float32 cache":
+        options["cache_size"] = 0.01  # MB: less than the 60 x 60 float64 kernel matrix
     model = getattr(svmlab, estimator)(solver=solver, max_iter=5, trace=True, **options)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # max_iter=5 stops short of tol on purpose
