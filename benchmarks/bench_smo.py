@@ -2,7 +2,8 @@
 
 Run from the repository root with ``python -m benchmarks.bench_smo [--quick]``. Every time is
 the median of several fits in this process, and each ratio divides by SVC's median measured here, on the same
-data, with the same C, gamma, tol, cache_size and shrinking. Prints Markdown tables.
+data, with the same C, gamma, tol, cache_size and shrinking. Prints Markdown tables and writes
+them to ``benchmarks/results/smo.md``; ``--quick`` (small sizes, one fit each) takes under a minute.
 """
 
 import argparse
@@ -10,6 +11,7 @@ import argparse
 import numpy as np
 from sklearn.datasets import make_classification
 from sklearn.svm import SVC
+from tqdm import tqdm
 
 import svmlab
 from svmlab.kernels import make_kernel
@@ -17,6 +19,7 @@ from svmlab.solvers import smo
 from svmlab.solvers.kernel_cache import layout
 from svmlab.trace import Recorder
 
+from benchmarks.report import write_markdown
 from benchmarks.timing import interleaved, median_time
 
 
@@ -26,20 +29,22 @@ def standardized_data(n, d=20, seed=0):
 
 
 def against_svc(sizes, Cs, repeats):
-    print("| n x d | C | svmlab s | SVC s | ratio | SVs svmlab | SVs SVC | SV diff % | iterations svmlab / SVC |")
-    print("|---|---|---|---|---|---|---|---|---|")
-    for n in sizes:
+    rows = []
+    for n, C in tqdm([(n, C) for n in sizes for C in Cs], desc="against SVC", unit="case"):
         X, y = standardized_data(n)
         reps = repeats if n <= 10_000 else max(1, repeats - 1)
-        for C in Cs:
-            params = dict(C=C, tol=1e-3, cache_size=200, shrinking=True)
-            gamma = make_kernel("rbf", X).gamma
-            (t_lab, lab), (t_svc, svc) = interleaved([lambda: svmlab.KernelSVM(**params).fit(X, y),
-                                                      lambda: SVC(gamma=gamma, **params).fit(X, y)], reps)
-            n_lab, n_svc = len(lab.support_), len(svc.support_)
-            updates = _updates(X, y, C, 1e-3, 200, "second_order")
-            print(f"| {n} x {X.shape[1]} | {C:g} | {t_lab:.3f} | {t_svc:.3f} | {t_lab / t_svc:.2f} | {n_lab} | "
-                  f"{n_svc} | {100 * abs(n_lab - n_svc) / n_svc:.2f} | {updates} / {int(svc.n_iter_[0])} |")
+        params = dict(C=C, tol=1e-3, cache_size=200, shrinking=True)
+        gamma = make_kernel("rbf", X).gamma
+        (t_lab, lab), (t_svc, svc) = interleaved([lambda: svmlab.KernelSVM(**params).fit(X, y),
+                                                  lambda: SVC(gamma=gamma, **params).fit(X, y)], reps)
+        n_lab, n_svc = len(lab.support_), len(svc.support_)
+        updates = _updates(X, y, C, 1e-3, 200, "second_order")
+        rows.append([f"{n} x {X.shape[1]}", f"{C:g}", f"{t_lab:.3f}", f"{t_svc:.3f}", f"{t_lab / t_svc:.2f}",
+                     n_lab, n_svc, f"{100 * abs(n_lab - n_svc) / n_svc:.2f}", f"{updates} / {int(svc.n_iter_[0])}"])
+    header = ["n x d", "C", "svmlab s", "SVC s", "ratio", "SVs svmlab", "SVs SVC", "SV diff %",
+              "iterations svmlab / SVC"]
+    return ("RBF kernel, gamma = 'scale', tol 1e-3, cache 200 MB, shrinking; svmlab's and SVC's fits taken in "
+            "turn", header, rows)
 
 
 def _run(X, y, C, tol, cache_size, selection, shrinking=True):
@@ -55,29 +60,28 @@ def _updates(X, y, C, tol, cache_size, selection):
 
 def cache_sweep(n, C, sizes, repeats):
     X, y = standardized_data(n)
-    print(f"\nFit time against cache size (RBF, {n} x 20, C = {C:g}, tol 1e-3)\n")
-    print("| cache MB | columns held (dtype) | shrinking | svmlab s | kernel evaluations | hits | misses | SVC s |")
-    print("|---|---|---|---|---|---|---|---|")
     gamma = make_kernel("rbf", X).gamma
-    for size in sizes:
-        for shrinking in (True, False):
-            t, (_, info) = median_time(lambda: _run(X, y, C, 1e-3, size, "second_order", shrinking), repeats,
-                                       warm_up=False)
-            t_svc, _ = median_time(lambda: SVC(C=C, gamma=gamma, tol=1e-3, cache_size=size,
-                                               shrinking=shrinking).fit(X, y), repeats, warm_up=False)
-            slots, dtype = layout(size, n)
-            print(f"| {size:g} | {slots} ({np.dtype(dtype).name}) | {shrinking} | {t:.3f} | {info.kernel_evaluations:,} | {info.cache_hits:,} | "
-                  f"{info.cache_misses:,} | {t_svc:.3f} |")
+    rows = []
+    for size, shrinking in tqdm([(s, h) for s in sizes for h in (True, False)], desc="cache sizes", unit="case"):
+        t, (_, info) = median_time(lambda: _run(X, y, C, 1e-3, size, "second_order", shrinking), repeats)
+        t_svc, _ = median_time(lambda: SVC(C=C, gamma=gamma, tol=1e-3, cache_size=size,
+                                           shrinking=shrinking).fit(X, y), repeats, warm_up=False)
+        slots, dtype = layout(size, n)
+        rows.append([f"{size:g}", f"{slots} ({np.dtype(dtype).name})", shrinking, f"{t:.3f}",
+                     f"{info.kernel_evaluations:,}", f"{info.cache_hits:,}", f"{info.cache_misses:,}", f"{t_svc:.3f}"])
+    header = ["cache MB", "columns held (dtype)", "shrinking", "svmlab s", "kernel evaluations", "hits", "misses",
+              "SVC s"]
+    return f"Fit time against cache size (RBF, {n} x 20, C = {C:g}, tol 1e-3)", header, rows
 
 
 def selection_rules(n, C, repeats):
     X, y = standardized_data(n)
-    print(f"\nSelection rules (RBF, {n} x 20, C = {C:g}, tol 1e-3)\n")
-    print("| selection | updates | kernel evaluations | time s |")
-    print("|---|---|---|---|")
-    for rule in smo.SELECTIONS:
+    rows = []
+    for rule in tqdm(smo.SELECTIONS, desc="selection rules", unit="rule"):
         t, (_, info) = median_time(lambda: _run(X, y, C, 1e-3, 200, rule), repeats, warm_up=False)
-        print(f"| {rule} | {info.updates:,} | {info.kernel_evaluations:,} | {t:.3f} |")
+        rows.append([rule, f"{info.updates:,}", f"{info.kernel_evaluations:,}", f"{t:.3f}"])
+    return (f"Selection rules (RBF, {n} x 20, C = {C:g}, tol 1e-3)",
+            ["selection", "updates", "kernel evaluations", "time s"], rows)
 
 
 def main():
@@ -87,15 +91,12 @@ def main():
     X, y = standardized_data(300)
     svmlab.KernelSVM().fit(X, y)  # compile (or load the numba cache) before timing
     if args.quick:
-        against_svc([2000], [1.0], 1)
-        cache_sweep(2000, 1.0, [1, 200], 1)
-        selection_rules(1000, 1.0, 1)
-        return
-    print("RBF kernel, gamma = 'scale', tol 1e-3, cache 200 MB, shrinking; median of 5 fits (4 for 20,000), "
-          "svmlab's and SVC's taken in turn\n")
-    against_svc([10_000, 20_000], [1.0, 10.0], 5)
-    cache_sweep(10_000, 1.0, [1, 10, 50, 200, 1000], 3)
-    selection_rules(5_000, 1.0, 3)
+        sections = [against_svc([2000], [1.0, 10.0], 1), cache_sweep(2000, 1.0, [1, 200], 1),
+                    selection_rules(1000, 1.0, 1)]
+    else:  # median of 5 fits (4 for 20,000)
+        sections = [against_svc([10_000, 20_000], [1.0, 10.0], 5), cache_sweep(10_000, 1.0, [1, 10, 50, 200, 1000], 3),
+                    selection_rules(5_000, 1.0, 3)]
+    write_markdown("smo", __doc__.splitlines()[0], sections)
 
 
 if __name__ == "__main__":

@@ -61,6 +61,10 @@ def prefetch_row(X, i):
     raise NotImplementedError  # pragma: no cover
 
 
+def lookahead(X):
+    raise NotImplementedError  # pragma: no cover
+
+
 @overload(n_rows, jit_options={"cache": True})
 def _n_rows(X):
     if _is_dense(X):
@@ -158,20 +162,50 @@ def prefetch(typingctx, arr, k):
 
 @overload(prefetch_row, jit_options={"cache": True})
 def _prefetch_row(X, i):
-    """Start loading row i, a cache line (8 doubles) at a time. A solver that visits rows in a
-    random order calls it a couple of rows ahead, so that memory latency overlaps the work on
-    the current row instead of adding to it."""
+    """Start loading row i, every cache line of it: a line (8 doubles, 16 int32) at a time
+    and the last entry, whose line a row not aligned to 64 bytes would otherwise miss. A solver
+    that visits rows in a random order calls it :func:`lookahead` rows ahead, so that memory
+    latency overlaps the work on the current row instead of adding to it."""
     if _is_dense(X):
         def dense(X, i):
             row = X[i]
-            for j in range(0, row.shape[0], 8):
+            d = row.shape[0]
+            for j in range(0, d, 8):
                 prefetch(row, j)
+            if d > 0:
+                prefetch(row, d - 1)
         return dense
 
     def sparse(X, i):
-        for k in range(X.indptr[i], X.indptr[i + 1], 8):
+        start, end = X.indptr[i], X.indptr[i + 1]
+        for k in range(start, end, 8):
             prefetch(X.data, k)
+        for k in range(start, end, 16):
             prefetch(X.indices, k)
+        if end > start:
+            prefetch(X.data, end - 1)
+            prefetch(X.indices, end - 1)
+    return sparse
+
+
+# Bytes of rows a pass keeps loading ahead of the row it works on. By Little's law a core
+# streams at bandwidth B only with latency x B bytes in flight: about 2 kB at 100 ns and
+# 20 GB/s, 8 kB at the 400 ns of a loaded or virtualised machine. 8 kB covers both and stays
+# well inside a core's L1 cache (32-48 kB), so a row is not evicted before it is used.
+IN_FLIGHT = 8192
+
+
+@overload(lookahead, jit_options={"cache": True})
+def _lookahead(X):
+    """How many rows ahead to prefetch: IN_FLIGHT bytes of rows of X's mean length (values
+    and, for CSR, column indices), at least 2."""
+    if _is_dense(X):
+        return lambda X: max(2, -(-IN_FLIGHT // max(8 * X.shape[1], 1)))
+
+    def sparse(X):
+        n = X.indptr.shape[0] - 1
+        row_bytes = 12 * X.indptr[n] // max(n, 1)
+        return max(2, -(-IN_FLIGHT // max(row_bytes, 1)))
     return sparse
 
 

@@ -159,7 +159,9 @@ def record(buf, epoch, primal, dual, kkt, n_active, dw_norm, solver_time, alpha,
         row[6] = dw_norm
         row[7] = solver_time
         buf.state[0] = k + 1
-        _snapshot(buf, k, epoch, alpha, w, last)
+        # np.int64: a solver's first record passes the constant 0, which numba would otherwise
+        # carry as a literal type into a second compilation of _snapshot and _store
+        _snapshot(buf, k, np.int64(epoch), alpha, w, last)
     buf.clock[1] += now() - buf.clock[2]
 
 

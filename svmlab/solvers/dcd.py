@@ -30,10 +30,10 @@ from numba import njit
 
 from .. import objective as obj
 from .. import trace
-from ..rows import assign, distance, dot, margins, prefetch, prefetch_row, row_axpy, row_dot
+from ..rows import assign, distance, dot, lookahead, margins, prefetch, prefetch_row, row_axpy, row_dot
 from ..validation import check_bool, one_of
 from . import SolverResult
-from .coordinate import (CYCLIC, LOOKAHEAD, ORDERS, RANDOM, below, clipped_step, diagonals, primal_size, reset, seed,
+from .coordinate import (CYCLIC, ORDERS, RANDOM, below, clipped_step, diagonals, primal_size, reset, seed,
                          shuffle, w_of, warm_alpha)
 
 STOPPING = ("pg", "dw")
@@ -144,9 +144,10 @@ def _pass(p, s, active, M_old, m_old, shrinking, draw):
     X, y, B = p.X, p.y, p.B
     alpha, w, QD, U, Dg, index, shrunk = s.alpha, s.w, s.QD, s.U, s.Dg, s.index, s.shrunk
     M_new, m_new = -np.inf, np.inf
+    ahead = lookahead(X)
     for t in range(active):
-        if not draw and t + LOOKAHEAD < active:
-            r = index[t + LOOKAHEAD]
+        if not draw and t + ahead < active:
+            r = index[t + ahead]
             prefetch_row(X, r)
             prefetch(alpha, r)
             prefetch(y, r)

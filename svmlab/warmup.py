@@ -1,0 +1,94 @@
+"""Compile every numba kernel of svmlab into the cache, in parallel, with a progress bar.
+
+    python -m svmlab.warmup            # the README's set-up command ends with this
+    python -m svmlab.warmup --jobs 1   # one worker process
+
+Each job fits one solver on small data in a worker process: dense and, for the linear
+solvers, CSR data; for SMO and kernel DCD also with a cache too small for float64 columns
+(stored in float32); with a trace; then it predicts and evaluates the objective. That compiles
+the kernels into the cache of :mod:`svmlab._numba_cache`, the folder keyed on the sources that
+every later ``import svmlab`` with the same ``NUMBA_CACHE_DIR`` reads. The jobs run on all
+cores; the bar names each job as it finishes. Folders of older sources next to the current
+one are deleted (they can never be used again). Run it again after editing
+svmlab: only a changed source makes it compile anything.
+"""
+
+import argparse
+import os
+import shutil
+import time
+import warnings
+from concurrent.futures import ProcessPoolExecutor, as_completed
+
+LINEAR = ("dcd", "subgradient", "dual_gradient", "sdca", "pegasos")
+KERNEL = ("smo", "dcd", "dual_gradient")
+JOBS = ([("LinearSVM", s, "dense") for s in LINEAR] + [("LinearSVM", s, "sparse") for s in LINEAR]
+        + [("KernelSVM", s, "dense") for s in KERNEL] + [("KernelSVM", s, "float32 cache") for s in ("smo", "dcd")])
+
+
+def fit_one(estimator, solver, layout):
+    """Fit, predict and evaluate one solver on 60 x 3 data (3 classes: binary fits one-vs-rest
+    or one-vs-one); returns the seconds it took. Compiles whatever is not in the cache yet."""
+    import numpy as np
+    import scipy.sparse as sp
+
+    import svmlab
+
+    start = time.perf_counter()
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(60, 3))
+    y = np.repeat([0, 1, 2], 20)
+    if layout == "sparse":
+        X = sp.csr_matrix(X)
+    options = dict(fit_intercept=False) if (estimator, solver) == ("KernelSVM", "dcd") else {}
+    if layout == "float32 cache":
+        options["cache_size"] = 0.01  # MB: less than the 60 x 60 float64 kernel matrix
+    model = getattr(svmlab, estimator)(solver=solver, max_iter=5, trace=True, **options)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # max_iter=5 stops short of tol on purpose
+        model.fit(X, y).score(X, y)
+        model.fit(X, (y > 0).astype(int)).decision_function(X)
+        if estimator == "LinearSVM":
+            problem = svmlab.SVMProblem(X, np.where(y > 0, 1.0, -1.0), 1.0, "hinge", "regularized", 1.0)
+            alpha = np.full(len(y), 0.5)
+            problem.primal(model.coef_[0], model.intercept_[0]), problem.gap(alpha), problem.kkt_violation(alpha)
+    return time.perf_counter() - start
+
+
+def prune(folder):
+    """Delete the keyed folders of other sources next to ``folder``; returns their number."""
+    from svmlab._numba_cache import KEYED
+
+    base, mine = os.path.split(folder)
+    stale = [f for f in os.listdir(base) if KEYED.fullmatch(f) and f != mine]
+    for name in stale:
+        shutil.rmtree(os.path.join(base, name), ignore_errors=True)
+    return len(stale)
+
+
+def main(jobs=None):
+    from tqdm import tqdm
+
+    import svmlab  # noqa: F401 - sets NUMBA_CACHE_DIR, inherited by the workers
+
+    folder = os.environ["NUMBA_CACHE_DIR"]
+    removed = prune(folder)
+    jobs = jobs or os.cpu_count() or 1
+    start = time.perf_counter()
+    with ProcessPoolExecutor(max_workers=jobs) as pool:
+        futures = {pool.submit(fit_one, *job): job for job in JOBS}
+        with tqdm(total=len(JOBS), desc="compiling svmlab's kernels", unit="solver") as bar:
+            for future in as_completed(futures):
+                estimator, solver, layout = futures[future]
+                seconds = future.result()
+                bar.set_postfix_str(f"{estimator} {solver} ({layout}): {seconds:.1f} s")
+                bar.update()
+    files = sum(len(f) for _, _, f in os.walk(folder))
+    print(f"numba cache {folder}: {files} files, filled in {time.perf_counter() - start:.0f} s on {jobs} "
+          f"processes" + (f"; {removed} folder(s) of older sources deleted" if removed else ""))
+
+
+if __name__ == "__main__":
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--jobs", type=int, default=None, help="worker processes (default: all cores)")
+    main(parser.parse_args().jobs)

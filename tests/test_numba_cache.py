@@ -1,0 +1,35 @@
+"""svmlab's numba cache folder is keyed on its sources, so that a cached kernel never goes stale."""
+
+import os
+import shutil
+import subprocess
+import sys
+
+from svmlab import _numba_cache
+
+
+def test_an_edit_anywhere_in_the_sources_changes_the_cache_folder(tmp_path):
+    package = tmp_path / "svmlab"
+    shutil.copytree(_numba_cache.PACKAGE, package, ignore=shutil.ignore_patterns("__pycache__"))
+    before = _numba_cache.source_hash(str(package))
+    assert before == _numba_cache.source_hash(_numba_cache.PACKAGE)
+    rows = package / "rows.py"  # a module other kernels call: numba's own check misses its edits
+    rows.write_text(rows.read_text() + "\n# an edit\n")
+    assert _numba_cache.source_hash(str(package)) != before
+
+
+def test_a_keyed_folder_is_never_nested(tmp_path):
+    folder = _numba_cache.cache_folder(str(tmp_path), "0123456789abcdef")
+    assert folder == str(tmp_path / "svmlab-0123456789abcdef")
+    assert _numba_cache.cache_folder(folder, "0123456789abcdef") == folder
+    assert _numba_cache.cache_folder(folder, "fedcba9876543210") == str(tmp_path / "svmlab-fedcba9876543210")
+
+
+def test_import_points_numba_and_child_processes_at_the_keyed_folder(tmp_path):
+    code = ("import os, svmlab, numba; print(os.environ['NUMBA_CACHE_DIR']); print(numba.config.CACHE_DIR); "
+            "import subprocess, sys; subprocess.run([sys.executable, '-c', 'import os, svmlab; "
+            "print(os.environ[\"NUMBA_CACHE_DIR\"])'], check=True)")
+    env = dict(os.environ, NUMBA_CACHE_DIR=str(tmp_path))
+    out = subprocess.run([sys.executable, "-c", code], env=env, check=True, capture_output=True, text=True).stdout
+    expected = str(tmp_path / ("svmlab-" + _numba_cache.source_hash()))
+    assert out.split() == [expected] * 3
