@@ -50,7 +50,7 @@ def _hinge_dcd(X, y, C, epochs, orders):
 
 
 def _permutation_dcd(X, y, C, epochs, rng):
-    return _hinge_dcd(X, y, C, epochs, lambda n, k: (rng.permutation(n) for _ in range(k)))
+    return np.asarray(dcd(X, y, C, tol=0.0, max_iter=epochs, order="permutation", rng=rng)[0])
 
 
 def _cyclic_dcd(X, y, C, epochs, rng):
