@@ -29,6 +29,8 @@ __all__ = [
     "plot_margins_alpha",
     "plot_digit_grid",
     "plot_stopping",
+    "relative_gap",
+    "plot_solver_race",
 ]
 
 _POS_COLOUR = "tab:red"
@@ -473,4 +475,49 @@ def plot_stopping(epochs, values, tol, label, ax=None, xlabel=None):
     ax.set_xlabel(xlabel or _AXIS_WORDS["epoch"])
     ax.set_ylabel(label)
     ax.legend(fontsize="x-small", loc="upper right", framealpha=0.8)
+
+
+# ----------------------------------------------------------------------------------------
+# the race of every solver on one problem (chapter 10)
+# ----------------------------------------------------------------------------------------
+
+def relative_gap(trace, p_star=None):
+    """(certified, values): the relative distance to the optimum a trace certifies, per record.
+
+    Where the trace has a dual value, the certified duality gap (P - D) / |P|, an upper bound
+    on (P - P*) / |P| by weak duality; where it has none (Pegasos), (P - P*) / |P*| with the
+    given optimum ``p_star`` (then ``certified`` is False). Raises ValueError when a trace
+    without a dual comes without ``p_star``.
+    """
+    primal = _trace_values(trace, "primal")
+    dual = _trace_values(trace, "dual")
+    if len(dual) and np.all(np.isfinite(dual)):
+        return True, (primal - dual) / np.abs(primal)
+    if p_star is None:
+        raise ValueError(f"the {trace.solver!r} trace has no dual value: give p_star, the optimal primal value.")
+    return False, (primal - p_star) / abs(p_star)
+
+
+def plot_solver_race(traces, p_star=None, x="epoch", ax=None, floor=1e-12, legend=True):
+    """The relative gap of several solvers on one problem (``traces``: a dict label -> trace),
+    against ``x`` ("epoch" or "time"), log-log, on one Axes.
+
+    Each curve is :func:`relative_gap`: solid where it is the certified duality gap, dashed
+    where it is (P - P*) / |P*| for a solver without a dual. Values below ``floor`` are drawn
+    at ``floor``. Epochs start at 1 and times at the first record, so both log axes show
+    every record after the start. With ``legend`` the legend sits outside, right of the Axes.
+    """
+    ax = _axes(ax)
+    for label, trace in _labelled_traces(traces, None):
+        certified, values = relative_gap(trace, p_star)
+        xs = _trace_values(trace, x)
+        keep = xs > 0
+        style = {} if certified else {"linestyle": "dashed"}
+        _trace_line(ax, xs[keep], np.maximum(values[keep], floor), True, label=label, **style)
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    ax.set_xlabel(_AXIS_WORDS.get(x, x))
+    ax.set_ylabel("relative gap (dashed: (P - P*) / P*)")
+    if legend:
+        ax.legend(fontsize="x-small", loc="upper left", bbox_to_anchor=(1.02, 1.0))
     return ax

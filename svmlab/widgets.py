@@ -13,6 +13,8 @@ This module imports ipywidgets and matplotlib, so ``import svmlab`` does not loa
   :func:`show_stopping` draws the same two panels as a static figure.
 * :func:`show_pegasos`, :func:`pegasos_explorer` -- Pegasos on 2-D data with C, the batch size
   and the projection: the boundary and the iterates' norms against the ball (chapter 7).
+* :func:`show_race`, :func:`race_explorer` -- every solver's relative gap on one problem,
+  against time and against epochs; the widget picks the problem and C (chapter 10).
 """
 
 import copy
@@ -29,7 +31,7 @@ from .problem import SVMProblem
 from .validation import sample_C
 
 __all__ = ["describe_fit", "show_fit", "fit_explorer", "show_stopping", "stopping_rule", "stopping_series",
-           "show_pegasos", "pegasos_explorer"]
+           "show_pegasos", "pegasos_explorer", "show_race", "race_explorer"]
 
 
 def _signed_labels(model, y):
@@ -283,5 +285,43 @@ def fit_explorer(estimator, X, y, C_range=(-3, 3), tol_range=None, figsize=(5.5,
         for w in caught:
             if not issubclass(w.category, ConvergenceWarning):
                 warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
+
+    return ipywidgets.interactive(redraw, **controls)
+
+
+def show_race(traces, p_star, title=None, figsize=(10.0, 3.6)):
+    """The race of chapter 10 as one figure: :func:`svmlab.plots.plot_solver_race` against
+    time (left) and against epochs (right), one legend outside. Returns the two Axes."""
+    fig, axes = plt.subplots(1, 2, figsize=figsize)
+    plots.plot_solver_race(traces, p_star, x="time", ax=axes[0], legend=False)
+    plots.plot_solver_race(traces, p_star, x="epoch", ax=axes[1])
+    if title:
+        fig.suptitle(title)
+    fig.tight_layout()
+    return axes
+
+
+def race_explorer(runs, fit, problems, Cs, C=None):
+    """A choice of problem and of C among ``Cs``; draws :func:`show_race` for the pair.
+
+    ``runs`` maps (problem, C) to (traces, p_star), the races already run (the chapter's
+    figures); a pair not in it is run once by ``fit(problem, C)`` and kept in ``runs``, so the
+    widget re-runs nothing it has seen. Returns the ``ipywidgets.interactive``.
+    """
+    Cs = [float(c) for c in Cs]
+    start = Cs[0] if C is None else float(C)
+    if start not in Cs:
+        raise ValueError(f"C={C!r} is not one of Cs={Cs!r}.")
+    controls = dict(problem=ipywidgets.Dropdown(options=list(problems), description="problem"),
+                    C=ipywidgets.SelectionSlider(options=Cs, value=start, description="C",
+                                                 continuous_update=False))
+
+    def redraw(problem, C):
+        if (problem, C) not in runs:
+            runs[(problem, C)] = fit(problem, C)
+        traces, p_star = runs[(problem, C)]
+        axes = show_race(traces, p_star, title=f"{problem}, C = {C:g}")
+        display(axes[0].figure)
+        plt.close(axes[0].figure)
 
     return ipywidgets.interactive(redraw, **controls)
