@@ -100,3 +100,16 @@ def test_svr_explorer_epsilon_slider_refits_with_fewer_support_vectors(line, cap
     assert est.epsilon == 0.1 and not hasattr(est, "coef_")
     with pytest.raises(ValueError, match="epsilon_max"):
         widgets.svr_explorer(est, x, z, x_test, z_test, epsilon_max=0.0)
+
+
+@pytest.mark.parametrize("make, lo, hi", [(datasets.make_noisy_line, -2.0, 2.0),
+                                          (datasets.make_noisy_sine, 0.0, 2 * np.pi)])
+def test_noisy_1d_data_are_repeatable_and_in_range(make, lo, hi):
+    x, z = make(500, random_state=7)
+    again = make(500, random_state=7)
+    assert x.shape == z.shape == (500,) and np.array_equal(x, again[0]) and np.array_equal(z, again[1])
+    assert lo <= x.min() and x.max() <= hi
+    clean = 0.8 * x + 0.3 if make is datasets.make_noisy_line else np.sin(x)
+    assert 0.5 * 0.15 < np.std(z - clean) < 2 * 0.25  # noise of the stated size, not none
+    with pytest.raises(ValueError):
+        make(1)
