@@ -480,7 +480,7 @@ def plot_svr_step(G, H, beta, epsilon, upper, ax=None, points=801):
 
         phi(t) = G (t - beta) + 1/2 H (t - beta)^2 + epsilon |t|,   -upper <= t <= upper,
 
-    with G the smooth gradient and H = Q_ii + D_ii (chapter 9, eq. 9.8): a quadratic with a
+    with G the smooth gradient and H = Q_ii + D_ii (chapter 9, eq. 9.7): a quadratic with a
     kink at t = 0. Draws phi, the kink, the box and the grid's minimiser."""
     ax = _axes(ax)
     lim = upper if np.isfinite(upper) else abs(beta) + 2.0 * (abs(G) + epsilon) / max(H, 1e-12) + 1.0

@@ -11,7 +11,7 @@ G, H, BETA, EPSILON, U = -1.5, 2.0, 0.0, 0.5, 1.0
 
 
 def phi(t, g, h, beta, epsilon):
-    """The one-variable subproblem (eq. 9.8) at the new value t of beta_i."""
+    """The one-variable subproblem (eq. 9.7) at the new value t of beta_i."""
     return g * (t - beta) + 0.5 * h * (t - beta) ** 2 + epsilon * np.abs(t)
 
 
@@ -36,7 +36,7 @@ def _(answer):
 
 
 def line_without_bias():
-    """Chapter 9's noisy line (section 9.5), fitted without a bias."""
+    """Chapter 9's noisy line (section 9.6), fitted without a bias."""
     return make_noisy_line()
 
 
