@@ -471,7 +471,7 @@ def plot_tube(x, z, grid, f_grid, epsilon, support=None, ax=None):
                    zorder=4, label=f"support vectors ({len(support)})")
     ax.set_xlabel("x")
     ax.set_ylabel("z")
-    ax.legend(loc="upper right", fontsize="x-small", framealpha=0.8)
+    ax.legend(loc="best", fontsize="x-small", framealpha=0.8)
     return ax
 
 
