@@ -147,6 +147,10 @@ class _SVMBase(Parameters):
         solve, extra = solvers.get(self._solvers, self.solver, self.get_params())
         start = solvers.starter(self._solvers, self.solver)
         if start is None:
+            if o["alpha0"] is not None or self._progress(o) is not None:
+                warnings.warn(f"solver={self.solver!r} runs in one call: warm_start, verbose and callback have no "
+                              "effect on it (this fit starts from zero and reports nothing until it ends).",
+                              UserWarning, stacklevel=4)
             result = solve(*legacy_args, o["tol"], o["max_iter"], o["rng"], recorder.buffers, **extra)
         else:
             state = start(problem, Stop(o["tol"], o["max_iter"]), recorder.buffers, o["rng"], o["alpha0"], **extra)
@@ -209,6 +213,12 @@ class LinearSVM(_SVMBase):
     class_weight : None, "balanced", or a dict class -> weight; C_i = C * weight of y_i.
     random_state : None, int or numpy Generator, for solvers that draw random orders.
     trace : False, True (record every epoch) or k (every k epochs); fills ``trace_``.
+    warm_start : bool, start from the last fit's alpha (scikit-learn's convention), clipped to
+        the box [0, U_i] of the current C; needs the same samples and classes.
+    verbose : bool, print a line after each slice of work (epochs, gap when known, active set).
+    callback : None or a function called after each slice with a
+        :class:`svmlab.solvers.slices.Progress` (solver, unit, units, n_active, gap, seconds,
+        finished). A fit runs in slices of about 30 ms, so Ctrl-C stops it at once.
 
     Options of particular solvers (each solver reads only its own; see its module):
     shrinking : bool, "dcd": shrink the active set (chapter 4).
@@ -301,6 +311,7 @@ class KernelSVM(_SVMBase):
     shrinking, selection ("second_order", "max_violating", "random"), cache_size (MB):
         options of the SMO solver (chapter 5). The process keeps the last fit's cache memory
         (at most cache_size MB) for the next fit, as the C allocator does for LIBSVM.
+    warm_start, verbose, callback: as :class:`LinearSVM`, for the solvers that run in slices.
 
     Attributes
     ----------

@@ -42,8 +42,8 @@ class _SVRBase(Parameters):
         self.n_features_in_ = X.shape[1]
         Ci = np.full(len(z), options["C"])
         recorder = Recorder(options["every"], options["max_iter"], len(z), self._w_size(X))
-        solve, extra = solvers.get(self._solvers, self.solver, self.get_params())
-        fit = self._fit(solve, extra, X, z, Ci, options, recorder)
+        function, extra = solvers.get(self._solvers, self.solver, self.get_params())
+        fit = self._fit(function, extra, X, z, Ci, options, recorder)
         _check_finite_fits([fit], self.solver)
         self._store(X, fit)
         if not fit.converged:
@@ -141,11 +141,10 @@ class LinearSVR(_SVRBase):
     def _w_size(self, X):
         return X.shape[1] + 1
 
-    def _fit(self, solve, extra, X, z, Ci, o, recorder):
-        """Runs the solver's state in slices (:mod:`svmlab.solvers.slices`)."""
+    def _fit(self, start, extra, X, z, Ci, o, recorder):
+        """Runs the registered solver's state in slices (:mod:`svmlab.solvers.slices`)."""
         B, d = o["B"], X.shape[1]
         problem = Problem(as_rows(X), z, Ci, o["epsilon"], o["code"], B)
-        start = solvers.starter(self._solvers, self.solver)
         state = start(problem, Stop(o["tol"], o["max_iter"]), recorder.buffers, o["rng"], **extra)
         result = slices.run(state, self.solver).result()
         to_user = lambda w: (w[:d].copy(), B * w[d])  # noqa: E731 - b = B * (weight of the bias feature)

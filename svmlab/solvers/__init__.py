@@ -1,6 +1,7 @@
 """Solver families, one a module. Each exposes ``start(problem, stop, buffers, rng, alpha0, **options)``,
 a state the driver :mod:`svmlab.solvers.slices` advances in slices (``state.result()`` is a
-:class:`SolverResult`), and ``solve(...) -> SolverResult``, the whole run in one call.
+:class:`SolverResult`); a solver not yet sliced exposes ``solve(...) -> SolverResult``, the
+whole run in one call.
 
 The estimators pick a solver by name from :data:`LINEAR` or :data:`KERNEL`; a solver module
 is imported only when it is first used, so ``import svmlab`` compiles nothing.
@@ -14,18 +15,18 @@ import numpy as np
 
 # name -> (module, function, the estimator parameters the solver takes as keyword options)
 LINEAR = {
-    "subgradient": ("subgradient", "solve", ()),
-    "dual_gradient": ("dual_gradient", "solve_linear", ()),
-    "dcd": ("dcd", "solve", ("shrinking", "order", "stopping")),
-    "sdca": ("sdca", "solve", ("order", "output", "smoothing", "batch_size", "accelerated")),
-    "pegasos": ("pegasos", "solve", ("batch_size", "output", "projection")),
+    "subgradient": ("subgradient", "start", ()),
+    "dual_gradient": ("dual_gradient", "start_linear", ()),
+    "dcd": ("dcd", "start", ("shrinking", "order", "stopping")),
+    "sdca": ("sdca", "start", ("order", "output", "smoothing", "batch_size", "accelerated")),
+    "pegasos": ("pegasos", "start", ("batch_size", "output", "projection")),
 }
-# regression: solve(data, z, Ci, epsilon, code, B, tol, max_iter, rng, buf, **options)
+# regression: start(dcd_svr.Problem, Stop, buffers, rng, **options)
 LINEAR_REGRESSION = {
-    "dcd": ("dcd_svr", "solve", ("shrinking", "order")),
+    "dcd": ("dcd_svr", "start", ("shrinking", "order")),
 }
 KERNEL = {
-    "dual_gradient": ("dual_gradient", "solve_kernel", ()),
+    "dual_gradient": ("dual_gradient", "start_kernel", ()),
     "smo": ("smo", "solve", ("shrinking", "selection", "cache_size")),
     "dcd": ("kernel_dcd", "solve", ("shrinking", "cache_size")),
 }
@@ -45,7 +46,7 @@ class SolverResult:
 
 
 def get(table, name, params):
-    """The solve function registered under ``name`` in ``table``, with its options taken
+    """The function registered under ``name`` in ``table``, with its options taken
     from ``params`` (an estimator's get_params()) as keyword arguments."""
     module, function, option_names = table[name]
     solve = getattr(import_module(f"{__name__}.{module}"), function)
@@ -58,8 +59,8 @@ labels y in {-1, +1}, the penalties C_i, the loss code and whether the bias is f
 
 
 def starter(table, name):
-    """The function that makes the state of the solver registered under ``name`` (``start`` for
-    ``solve``, ``start_kernel`` for ``solve_kernel``), or None for a solver that runs in one
-    call only."""
+    """The function that makes the state of the solver registered under ``name``: the registered
+    ``start...`` itself, or for a registered ``solve...`` its module's ``start...`` twin if it has
+    one (``start`` for ``solve``); None for a solver that runs in one call only."""
     module, function, _ = table[name]
     return getattr(import_module(f"{__name__}.{module}"), function.replace("solve", "start"), None)

@@ -2,8 +2,13 @@
 dual (eq. 3.2), the clipped coordinate step (eq. 3.5) and the one random path (a uniform
 integer from one double, and the Fisher-Yates permutation built on it).
 
-Every solver that draws a permutation of the coordinates draws it through :func:`shuffle`, so
-two solvers seeded alike visit the coordinates in the same order.
+Every solver that draws a permutation of the coordinates draws it through :func:`shuffle`, and
+every draw with replacement through :func:`below`, so two solvers seeded alike visit the
+coordinates in the same order: DCD without shrinking and SDCA with batch size 1 then make the
+same steps (SDCA is DCD in other units). This one path changed the draws of SDCA (orders
+"permutation" and "random") and of Pegasos, which drew through numpy's shuffle and randint
+before: their iterates for a given random_state differ from earlier versions, bit for bit
+equal to before for DCD, the subgradient and dual gradient methods.
 """
 
 from collections import namedtuple
@@ -14,6 +19,10 @@ from numba import njit
 from .. import objective as obj
 from ..rows import CSR, rmatvec, row_sqnorm
 
+ORDERS = ("permutation", "cyclic", "random")  # of the coordinates within an epoch
+OUTPUTS = ("last", "average", "random")  # of the stochastic solvers: last state, window average, a random state
+PERMUTATION, CYCLIC, RANDOM = 0, 1, 2
+LAST, AVERAGE, RANDOM_ITERATE = 0, 1, 2
 LOOKAHEAD = 4  # steps ahead whose row and per-sample values start loading early (rows.prefetch)
 
 Problem = namedtuple("Problem", "X y Ci code B")
@@ -62,6 +71,19 @@ def shuffle(index, active):
 def below(k):
     """A random integer in [0, k): one uniform double (numba's randint costs several)."""
     return min(int(np.random.random() * k), k - 1)
+
+
+@njit(cache=True)
+def epoch_order(order, index):
+    """The coordinates of one epoch in ``index``: shuffled (:func:`shuffle`, DCD's draws), left
+    in index order, or drawn with replacement (:func:`below`). Uses numba's generator, seeded
+    once a solve."""
+    n = index.shape[0]
+    if order == PERMUTATION:
+        shuffle(index, n)
+    elif order == RANDOM:
+        for s in range(n):
+            index[s] = below(n)
 
 
 @njit(cache=True)

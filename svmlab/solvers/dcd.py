@@ -31,12 +31,10 @@ from .. import trace
 from ..rows import assign, distance, dot, margins, prefetch, prefetch_row, row_axpy, row_dot
 from ..validation import check_bool, one_of
 from . import SolverResult
-from .coordinate import (LOOKAHEAD, Problem, Stop, below, clipped_step, diagonals, primal_size, reset, seed, shuffle,
-                         w_of, warm_alpha)
+from .coordinate import (CYCLIC, LOOKAHEAD, ORDERS, RANDOM, below, clipped_step, diagonals, primal_size, reset, seed,
+                         shuffle, w_of, warm_alpha)
 
-ORDERS = ("permutation", "cyclic", "random")
 STOPPING = ("pg", "dw")
-_CYCLIC, _RANDOM = 1, 2
 
 Rule = namedtuple("Rule", "tol max_iter shrinking order dw_rule")
 Rule.__doc__ = """DCD's stopping rule and options: tol, max_iter, shrinking, the order code and
@@ -89,14 +87,6 @@ def start(problem, stop, buf, rng, alpha0=None, shrinking=True, order="permutati
     return State(problem, rule, buf, int(rng.integers(2**31 - 1)), alpha0)
 
 
-def solve(X, y, Ci, code, B, tol, max_iter, rng, buf, shrinking, order, stopping):
-    """Algorithm 3.1 (with shrinking, Algorithm 4.1) in one slice; see the module docstring."""
-    state = start(Problem(X, y, Ci, code, B), Stop(tol, max_iter), buf, rng, shrinking=shrinking, order=order,
-                  stopping=stopping)
-    state.advance(max_iter)
-    return state.result()
-
-
 @njit(cache=True)
 def _begin(p, s, buf, seed_value):
     seed(seed_value)
@@ -113,12 +103,12 @@ def _advance(p, rule, s, buf, budget):
     count, bounds = s.count, s.bounds
     for done in range(1, budget + 1):
         active = count[_ACTIVE]
-        if rule.order != _CYCLIC and rule.order != _RANDOM:
+        if rule.order != CYCLIC and rule.order != RANDOM:
             shuffle(s.index, active)
         if s.w_old.shape[0] > 0:
             assign(s.w_old, s.w)
         M_new, m_new, new_active = _pass(p, s, active, bounds[_M_OLD], bounds[_M_LOW], rule.shrinking,
-                                         rule.order == _RANDOM)
+                                         rule.order == RANDOM)
         count[_EPOCH] += 1
         epoch = count[_EPOCH]
         if s.w_old.shape[0] > 0:

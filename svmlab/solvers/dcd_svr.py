@@ -27,7 +27,7 @@ the first epoch; when the shrunk problem meets it, every variable comes back and
 must hold on a full epoch.
 
 The run is a :class:`State` that :func:`svmlab.solvers.slices.run` advances a few epochs at a
-time (``start``); ``solve`` runs it in one call.
+time (``start``).
 """
 
 from collections import namedtuple
@@ -41,7 +41,7 @@ from .. import trace
 from ..rows import dot, matvec, prefetch, prefetch_row, row_axpy, row_dot, row_sqnorm
 from ..validation import check_bool, one_of
 from . import SolverResult
-from .coordinate import LOOKAHEAD, Stop, primal_size, reset, seed, shuffle
+from .coordinate import LOOKAHEAD, primal_size, reset, seed, shuffle
 from .dcd import _compact  # the classification DCD's removal of shrunk variables
 
 ORDERS = ("permutation", "cyclic")
@@ -92,15 +92,6 @@ def start(problem, stop, buf, rng, shrinking=True, order="permutation"):
     rule = Rule(stop.tol, stop.max_iter, check_bool(shrinking, "shrinking"),
                 one_of(order, "order", ORDERS) == "cyclic")
     return State(problem, rule, buf, int(rng.integers(2**31 - 1)))
-
-
-def solve(X, z, Ci, epsilon, code, B, tol, max_iter, rng, buf, shrinking, order):
-    """Ho and Lin's Algorithm 4 in one slice (see the module docstring). ``X`` is dense or a
-    ``CSR`` tuple, ``z`` the targets, ``B`` the bias feature's value (0: no bias). Returns a
-    :class:`SolverResult` with ``alpha`` = beta and w of length d + 1 (bias weight last)."""
-    state = start(Problem(X, z, Ci, float(epsilon), code, B), Stop(tol, max_iter), buf, rng, shrinking, order)
-    state.advance(max_iter)
-    return state.result()
 
 
 @njit(cache=True)

@@ -22,8 +22,8 @@ from .. import objective as obj
 from .. import trace
 from ..kernels import kernel_matrix
 from ..rows import assign, axpy, dot, matvec, multiply, rmatvec, spectral_norm_sq
-from . import KernelProblem, SolverResult
-from .coordinate import Problem, Stop, box, primal_size
+from . import SolverResult
+from .coordinate import box, primal_size
 
 Form = namedtuple("Form", "A y Ci code B kernel_form free")
 Form.__doc__ = """The dual as this solver sees it: A is X (explicit features, bias feature B) or
@@ -70,7 +70,7 @@ class State:
                             bool(a.count[_CONVERGED]))
 
 
-def start(problem, stop, buf, rng, alpha0=None):
+def start_linear(problem, stop, buf, rng, alpha0=None):
     """Explicit features, no bias or a regularized one (no equality constraint)."""
     X, y, Ci, code, B = problem
     L = _positive(spectral_norm_sq(X, B) + _max_diag(Ci, code))
@@ -83,20 +83,6 @@ def start_kernel(problem, stop, buf, rng, alpha0=None):
     Q = y[:, None] * kernel_matrix(kernel, X, X) * y[None, :]
     L = _positive(np.sqrt(spectral_norm_sq(Q, 0.0)) + _max_diag(Ci, code))
     return State(Form(Q, y, Ci, code, 0.0, True, free), stop, L, buf, alpha0)
-
-
-def solve_linear(X, y, Ci, code, B, tol, max_iter, rng, buf):
-    """:func:`start` run in one slice."""
-    state = start(Problem(X, y, Ci, code, B), Stop(tol, max_iter), buf, rng)
-    state.advance(max_iter)
-    return state.result()
-
-
-def solve_kernel(X, kernel, y, Ci, code, free, tol, max_iter, rng, buf):
-    """:func:`start_kernel` run in one slice."""
-    state = start_kernel(KernelProblem(X, kernel, y, Ci, code, free), Stop(tol, max_iter), buf, rng)
-    state.advance(max_iter)
-    return state.result()
 
 
 def _positive(L):

@@ -39,6 +39,7 @@ value; the iterates are bit for bit those of computing everything afresh.
 
 import math
 import warnings
+from collections import namedtuple
 
 import numpy as np
 from numba import njit
@@ -46,33 +47,92 @@ from numba import njit
 from .. import objective as obj
 from .. import trace
 from ..estimators import ConvergenceWarning
-from ..rows import (assign, distance, dot, margins, n_cols, n_rows, prefetch, prefetch_row, row_axpy, row_dot,
-                    row_sqnorm)
+from ..rows import assign, distance, dot, margins, prefetch, prefetch_row, row_axpy, row_dot, row_sqnorm
 from ..validation import check_bool, one_of, positive_int
 from . import SolverResult
-from .dcd import LOOKAHEAD
-from .sdca import _AVERAGE, _LAST, _RANDOM, _RANDOM_ITERATE, OUTPUTS, epoch_order
+from .coordinate import (AVERAGE, LAST, LOOKAHEAD, OUTPUTS, RANDOM, RANDOM_ITERATE, epoch_order, primal_size, seed,
+                         w_of)
 
 _RESCALE = 1e-9  # fold the scale a into v when it falls below this
 
+Rule = namedtuple("Rule", "max_iter k output radius T0 pick t0")
+Rule.__doc__ = """Pegasos' options: max_iter epochs, the batch size k, the output code, the radius
+of the projection (inf: none), the output window's first state T0, the state ``pick`` kept for
+output="random" (-1: none), and the steps t0 a warm start stands for (eta_t = 1 / (lam (t0 + t)))."""
 
-def solve(X, y, Ci, code, B, tol, max_iter, rng, buf, batch_size, output, projection):
-    """Algorithm 7.1 (mini-batch Pegasos); see the module docstring."""
+Arrays = namedtuple("Arrays", "v u U Ua s sq index margin vx out out_alpha w_prev count")
+Arrays.__doc__ = """The state: w = a v and alpha = a u, the window sums U, Ua (output="average"),
+the scalars s = [a, |v|^2, A], |x_i|^2 (with the projection), the epoch's draws, the batch's
+margins and x_i . v, the kept output, w at the last record, and count = [epoch, t, finished]."""
+_EPOCH, _T, _FINISHED = 0, 1, 2
+
+
+class State:
+    """A Pegasos run, advanced by :func:`svmlab.solvers.slices.run` (see its contract)."""
+
+    unit = "epoch"
+
+    def __init__(self, problem, rule, buf, seed_value, alpha0=None):
+        X, y, Ci, code, B = problem
+        n = len(y)
+        v = np.zeros(primal_size(X)) if alpha0 is None else w_of(X, y, B, np.asarray(alpha0, dtype=float))
+        u = np.zeros(n) if alpha0 is None else np.asarray(alpha0, dtype=float) * y
+        average = rule.output == AVERAGE
+        sq = _sqnorms(X, B, np.empty(n if rule.radius < np.inf else 0))
+        self.problem, self.rule, self.buf, self._result = problem, rule, buf, None
+        self.arrays = Arrays(v, u, np.zeros(v.shape[0] if average else 0), np.zeros(n if average else 0),
+                             np.array([1.0, 0.0, 0.0]), sq, np.arange(n), np.empty(rule.k), np.empty(rule.k),
+                             np.zeros(v.shape[0]), np.zeros(n), np.zeros(v.shape[0] if buf.every > 0 else 0),
+                             np.zeros(3, dtype=np.int64))
+        seed(seed_value)
+        trace.start(buf)
+        _evaluate(problem, rule, self.arrays, buf)
+
+    def advance(self, budget):
+        return _advance(self.problem, self.rule, self.arrays, self.buf, budget)
+
+    def status(self):
+        return self.arrays.count[_EPOCH], np.count_nonzero(self.arrays.u), np.nan
+
+    def result(self):
+        """The output, refused when it overflowed; warns when it is worse than w = 0."""
+        if self._result is None:
+            self._result = self._output()
+        return self._result
+
+    def _output(self):
+        X, y, Ci, code, B = self.problem
+        a, rule = self.arrays, self.rule
+        if rule.output == LAST:
+            _scaled(a.out, a.s[0], a.v)
+            _scaled(a.out_alpha, a.s[0], a.u)
+        elif rule.output == AVERAGE:
+            _average(a.out, a.s[2], a.v, a.U, a.count[_T] - rule.T0)
+            _average(a.out_alpha, a.s[2], a.u, a.Ua, a.count[_T] - rule.T0)
+        w, alpha = a.out, a.out_alpha
+        if not (np.isfinite(w).all() and np.isfinite(alpha).all()):
+            raise ValueError(f"Pegasos' iterate overflowed: its steps n C_i / t are too large for C up to "
+                             f"{Ci.max():g} on this data. Lower C, rescale X, or use solver='sdca' or 'dcd'.")
+        _warn_if_worse_than_zero(X, y, Ci, B, w)
+        return SolverResult(alpha, w, 0.0, int(a.count[_EPOCH]), True)
+
+
+def start(problem, stop, buf, rng, alpha0=None, batch_size=1, output="last", projection=True):
+    """Algorithm 7.1 (mini-batch Pegasos) as a state; a warm start begins at w(alpha0) as if
+    after one epoch of steps. See the module docstring."""
+    X, y, Ci, code, B = problem
     if code != obj.HINGE:
         raise ValueError("solver='pegasos' supports loss='hinge' only; for the squared hinge use "
                          "solver='sdca' or 'dcd'.")
     k = positive_int(batch_size, "batch_size")
     output_code = OUTPUTS.index(one_of(output, "output", OUTPUTS))
     radius = math.sqrt(Ci.sum()) if check_bool(projection, "projection") else np.inf
-    T = max_iter * math.ceil(len(y) / k)
-    seed = int(rng.integers(2**31 - 1))
-    pick = int(rng.integers(T // 2, T)) if output_code == _RANDOM_ITERATE else -1
-    w, alpha, n_iter = _pegasos(X, y, Ci, B, max_iter, seed, buf, k, output_code, radius, T // 2, pick)
-    if not (np.isfinite(w).all() and np.isfinite(alpha).all()):
-        raise ValueError(f"Pegasos' iterate overflowed: its steps n C_i / t are too large for C up to {Ci.max():g} "
-                         "on this data. Lower C, rescale X, or use solver='sdca' or 'dcd'.")
-    _warn_if_worse_than_zero(X, y, Ci, B, w)
-    return SolverResult(alpha, w, 0.0, n_iter, True)
+    steps = math.ceil(len(y) / k)
+    T = stop.max_iter * steps
+    seed_value = int(rng.integers(2**31 - 1))
+    pick = int(rng.integers(T // 2, T)) if output_code == RANDOM_ITERATE else -1
+    rule = Rule(stop.max_iter, k, output_code, radius, T // 2, pick, 0 if alpha0 is None else steps)
+    return State(problem, rule, buf, seed_value, alpha0)
 
 
 def _warn_if_worse_than_zero(X, y, Ci, B, w):
@@ -92,43 +152,37 @@ def _warn_if_worse_than_zero(X, y, Ci, B, w):
 # S costs nothing a step; likewise A u - Ua for alpha. The scalars live in s = [a, |v|^2, A].
 
 @njit(cache=True)
-def _pegasos(X, y, Ci, B, max_iter, seed, buf, k, output, radius, T0, pick):
-    n = n_rows(X)
-    np.random.seed(seed)
-    v = np.zeros(n_cols(X) + 1)
-    u = np.zeros(n)
-    U = np.zeros(v.shape[0] if output == _AVERAGE else 0)
-    Ua = np.zeros(n if output == _AVERAGE else 0)
-    s = np.array([1.0, 0.0, 0.0])
-    sq = np.empty(n if radius < np.inf else 0)
-    for i in range(sq.shape[0]):
-        sq[i] = row_sqnorm(X, i, B)
-    index = np.arange(n)
-    margin = np.empty(k)
-    vx = np.empty(k)
-    out = np.zeros(v.shape[0])
-    out_alpha = np.zeros(n)
-    w_prev = np.zeros(v.shape[0] if buf.every > 0 else 0)
-    trace.start(buf)
-    t = 0
-    epoch = 0
-    while True:
-        done = epoch >= max_iter
-        if trace.due(buf, epoch, done):
-            _record(X, y, Ci, B, buf, epoch, v, u, s[0], w_prev, done)
-        if done:
-            break
-        epoch += 1
-        epoch_order(_RANDOM, index)
-        s[1] = dot(v, v)  # |v|^2 afresh each epoch, against drift
-        t = _epoch(X, y, Ci, B, v, u, U, Ua, s, sq, radius, index, k, margin, vx, out, out_alpha, t, T0, pick)
-    if output == _LAST:
-        _scaled(out, s[0], v)
-        _scaled(out_alpha, s[0], u)
-    elif output == _AVERAGE:
-        _average(out, s[2], v, U, t - T0)
-        _average(out_alpha, s[2], u, Ua, t - T0)
-    return out, out_alpha, epoch
+def _sqnorms(X, B, out):
+    """out_i = |[x_i, B]|^2 (the projection's |v + c x_i|^2 needs them)."""
+    for i in range(out.shape[0]):
+        out[i] = row_sqnorm(X, i, B)
+    return out
+
+
+@njit(cache=True)
+def _evaluate(p, rule, s, buf):
+    """The stopping test and the trace at the current epoch; returns whether the run is over."""
+    epoch = s.count[_EPOCH]
+    done = epoch >= rule.max_iter
+    if trace.due(buf, epoch, done):
+        _record(p, buf, epoch, s, done)
+    s.count[_FINISHED] = done
+    return done
+
+
+@njit(cache=True)
+def _advance(p, rule, s, buf, budget):
+    """At most ``budget`` epochs; returns (epochs run, finished)."""
+    if s.count[_FINISHED]:
+        return 0, True
+    for done in range(1, budget + 1):
+        s.count[_EPOCH] += 1
+        epoch_order(RANDOM, s.index)
+        s.s[1] = dot(s.v, s.v)  # |v|^2 afresh each epoch, against drift
+        s.count[_T] = _epoch(p, rule, s, s.count[_T])
+        if _evaluate(p, rule, s, buf):
+            return done, True
+    return budget, False
 
 
 @njit(cache=True)
@@ -139,10 +193,13 @@ def _average(out, A, v, U, count):
 
 
 @njit(cache=True)
-def _epoch(X, y, Ci, B, v, u, U, Ua, s, sq, radius, index, k, margin, vx, out, out_alpha, t, T0, pick):
+def _epoch(p, rule, state, t):
     """Steps t + 1, ... of eq. 7.2 (and the projection 7.3) over one epoch's batches; returns
-    the last t. One call an epoch: a numba call with many arrays costs as much as a short row.
-    The row LOOKAHEAD draws ahead starts loading early; see the module docstring."""
+    the last t. The row LOOKAHEAD draws ahead starts loading early; see the module docstring."""
+    X, y, Ci, B = p.X, p.y, p.Ci, p.B
+    radius, k, T0, pick, t0 = rule.radius, rule.k, rule.T0, rule.pick, rule.t0
+    v, u, U, Ua, s, sq, index = state.v, state.u, state.U, state.Ua, state.s, state.sq, state.index
+    margin, vx, out, out_alpha = state.margin, state.vx, state.out, state.out_alpha
     n = index.shape[0]
     for start in range(0, n, k):
         if t == pick:  # output="random": keep state t
@@ -164,13 +221,13 @@ def _epoch(X, y, Ci, B, v, u, U, Ua, s, sq, radius, index, k, margin, vx, out, o
             i = index[start + j]
             vx[j] = row_dot(X, i, v, B)  # x_i . v
             margin[j] = y[i] * s[0] * vx[j]
-        if t > 1:
-            s[0] *= 1.0 - 1.0 / t  # at t = 1 the factor is 0, and w_1 = 0 already
+        if t0 + t > 1:
+            s[0] *= 1.0 - 1.0 / (t0 + t)  # at t = 1 the factor is 0, and w_1 = 0 already
         moved = False  # whether v has changed in this batch
         for j in range(b):
             if margin[j] < 1.0:
                 i = index[start + j]
-                c = n * Ci[i] * y[i] / (t * b * s[0])  # in units of v
+                c = n * Ci[i] * y[i] / ((t0 + t) * b * s[0])  # in units of v
                 if radius < np.inf:  # |v + c x_i|^2 from the current v
                     # x_i . v: the product of the margin while v is as it was then (always with
                     # batch_size 1), recomputed once an earlier step of the batch has moved v
@@ -211,15 +268,17 @@ def _scaled(out, a, v):
 
 
 @njit(cache=True)
-def _record(X, y, Ci, B, buf, epoch, v, u, a, w_prev, last):
+def _record(p, buf, epoch, state, last):
     """P at w = a v; D, gap and KKT are NaN (no dual); n_active counts the margin violators."""
+    X, y, Ci, B = p.X, p.y, p.Ci, p.B
+    v, u, a, w_prev = state.v, state.u, state.s[0], state.w_prev
     t = trace.pause(buf)
     w = np.empty(v.shape[0])
     _scaled(w, a, v)
     m = margins(X, y, w, B, np.empty(y.shape[0]))
-    p = obj.primal_value(dot(w, w), m, Ci, obj.HINGE)
+    primal = obj.primal_value(dot(w, w), m, Ci, obj.HINGE)
     dw_norm = distance(w, w_prev)
     assign(w_prev, w)
     alpha = np.empty(y.shape[0])
     _scaled(alpha, a, u)
-    trace.record(buf, epoch, p, np.nan, np.nan, np.sum(m < 1.0), dw_norm, t, alpha, w, last)
+    trace.record(buf, epoch, primal, np.nan, np.nan, np.sum(m < 1.0), dw_norm, t, alpha, w, last)

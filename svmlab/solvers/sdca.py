@@ -47,26 +47,79 @@ changes no value: the iterates are bit for bit those of the plain loop.
 
 import math
 import numbers
+from collections import namedtuple
 
 import numpy as np
 from numba import njit
 
 from .. import objective as obj
 from .. import trace
-from ..rows import (assign, axpy, distance, dot, margins, multiply, n_cols, n_rows, prefetch, prefetch_row,
-                    rmatvec, row_axpy, row_dot)
+from ..rows import (assign, axpy, distance, dot, margins, multiply, prefetch, prefetch_row, rmatvec, row_axpy,
+                    row_dot)
 from ..validation import check_bool, one_of, positive_int
 from . import SolverResult
-from .dcd import LOOKAHEAD, diagonals
-
-ORDERS = ("permutation", "cyclic", "random")
-OUTPUTS = ("last", "average", "random")
-_PERMUTATION, _CYCLIC, _RANDOM = 0, 1, 2
-_LAST, _AVERAGE, _RANDOM_ITERATE = 0, 1, 2
+from .coordinate import (AVERAGE, LAST, LOOKAHEAD, ORDERS, OUTPUTS, RANDOM_ITERATE, Problem, Stop, clipped_step,
+                         diagonals, epoch_order, primal_size, seed, w_of, warm_alpha)
 
 
-def solve(X, y, Ci, code, B, tol, max_iter, rng, buf, order, output, smoothing, batch_size, accelerated):
-    """Algorithm 6.1 (SDCA, mini-batch SDCA) or 6.2 (ASDCA); see the module docstring."""
+Rule = namedtuple("Rule", "tol max_iter order output batch gamma theta T0 pick")
+Rule.__doc__ = """SDCA's stopping rule and options: tol, max_iter, the order and output codes, the
+batch size, the smoothing gamma, ASDCA's theta (0: plain SDCA), the first state T0 of the
+output window and the iteration ``pick`` kept for output="random" (-1: none)."""
+
+Arrays = namedtuple("Arrays", "alpha w v m index step sums since w_sum kept_alpha kept_w w_prev QD U Dg reals count")
+Arrays.__doc__ = """The state: alpha, w, ASDCA's v = w(alpha) (empty for SDCA), the margins m, the
+epoch's order index, the batch's steps, the running sums of output="average" (sums, since,
+w_sum), the kept state of output="random", w at the last record, the diagonals Q-bar_ii, U_i,
+D_ii, reals = [P, D] and count = [epoch, iteration t, finished]."""
+_P, _D = 0, 1
+_EPOCH, _T, _FINISHED = 0, 1, 2
+
+
+class State:
+    """An SDCA run, advanced by :func:`svmlab.solvers.slices.run` (see its contract)."""
+
+    unit = "epoch"
+
+    def __init__(self, problem, rule, diag, buf, seed_value, alpha0=None):
+        X, y, Ci, code, B = problem
+        n = len(y)
+        QD, U, Dg = diag
+        alpha = np.zeros(n) if alpha0 is None else warm_alpha(alpha0, Ci, code)
+        w = np.zeros(primal_size(X)) if alpha0 is None else w_of(X, y, B, alpha)
+        m = np.zeros(n)
+        if alpha0 is not None:  # the margins at epoch 0 (zero for a cold start)
+            margins(X, y, w, B, m)
+        v = w.copy() if rule.theta > 0.0 else np.zeros(0)  # ASDCA keeps w(alpha) apart from w
+        sums = np.zeros(n if rule.output == AVERAGE else 0)  # output="average": see _held
+        w_sum = np.zeros(w.shape[0] if rule.theta > 0.0 and rule.output == AVERAGE else 0)
+        w_prev = np.zeros(w.shape[0] if buf.every > 0 else 0)
+        self.problem, self.rule, self.buf, self._result = problem, rule, buf, None
+        self.arrays = Arrays(alpha, w, v, m, np.arange(n), np.empty(rule.batch), sums,
+                             np.zeros(sums.shape[0], dtype=np.int64), w_sum, alpha.copy(), w.copy(), w_prev, QD, U,
+                             Dg, np.array([np.nan, np.nan]), np.zeros(3, dtype=np.int64))
+        seed(seed_value)
+        trace.start(buf)
+        _evaluate(problem, rule, self.arrays, buf)
+
+    def advance(self, budget):
+        return _advance(self.problem, self.rule, self.arrays, self.buf, budget)
+
+    def status(self):
+        a = self.arrays
+        return a.count[_EPOCH], np.sum(a.alpha > 0.0), a.reals[_P] - a.reals[_D]
+
+    def result(self):
+        """The output: the last state, the average over the window, or the kept state."""
+        if self._result is None:
+            self._result = _output(self.problem, self.rule, self.arrays)
+        return self._result
+
+
+def start(problem, stop, buf, rng, alpha0=None, order="permutation", output="last", smoothing=0.0, batch_size=1,
+          accelerated=False):
+    """Algorithm 6.1 (SDCA, mini-batch SDCA) or 6.2 (ASDCA) as a state; see the module docstring."""
+    X, y, Ci, code, B = problem
     order_code = ORDERS.index(one_of(order, "order", ORDERS))
     output_code = OUTPUTS.index(one_of(output, "output", OUTPUTS))
     gamma = _smoothing(smoothing)
@@ -81,12 +134,19 @@ def solve(X, y, Ci, code, B, tol, max_iter, rng, buf, order, output, smoothing, 
     QD, U, Dg = diagonals(X, Ci, code, B, gamma)
     theta = asdca_theta(gamma, Ci.max(), (QD - Dg).max(), batch) if accelerated else 0.0
     steps = math.ceil(len(y) / batch)  # iterations an epoch
-    T = max_iter * steps
-    seed = int(rng.integers(2**31 - 1))
-    pick = int(rng.integers(T // 2, T)) if output_code == _RANDOM_ITERATE else -1
-    alpha, w, n_iter, converged = _sdca(X, y, Ci, code, B, QD, U, Dg, gamma, tol, max_iter, seed, buf,
-                                        order_code, output_code, batch, theta, T // 2, pick)
-    return SolverResult(alpha, w, 0.0, n_iter, converged)
+    T = stop.max_iter * steps
+    seed_value = int(rng.integers(2**31 - 1))
+    pick = int(rng.integers(T // 2, T)) if output_code == RANDOM_ITERATE else -1
+    rule = Rule(stop.tol, stop.max_iter, order_code, output_code, batch, gamma, theta, T // 2, pick)
+    return State(problem, rule, (QD, U, Dg), buf, seed_value, alpha0)
+
+
+def solve(X, y, Ci, code, B, tol, max_iter, rng, buf, order, output, smoothing, batch_size, accelerated):
+    """:func:`start` run in one slice, with the arguments in a row (as tests/test_sdca.py calls it)."""
+    state = start(Problem(X, y, Ci, code, B), Stop(tol, max_iter), buf, rng, order=order, output=output,
+                  smoothing=smoothing, batch_size=batch_size, accelerated=accelerated)
+    state.advance(max_iter)
+    return state.result()
 
 
 def _smoothing(value):
@@ -99,18 +159,6 @@ def asdca_theta(gamma, C_max, R2, batch):
     """theta of ASDCA's theorem for the smoothed hinge, in C-form units (module docstring)."""
     k = gamma / (C_max * R2) if R2 > 0 else 1.0
     return 0.25 * min(1.0, math.sqrt(k / batch), k, k ** (2.0 / 3.0) / batch ** (1.0 / 3.0))
-
-
-@njit(cache=True)
-def epoch_order(order, index):
-    """The coordinates of one epoch in ``index``: shuffled, left in index order, or drawn
-    with replacement. Uses numba's generator, seeded once a solve."""
-    n = index.shape[0]
-    if order == _PERMUTATION:
-        np.random.shuffle(index)
-    elif order == _RANDOM:
-        for s in range(n):
-            index[s] = np.random.randint(0, n)
 
 
 @njit(cache=True)
@@ -127,70 +175,75 @@ def epoch_orders(seed, order, n, epochs):
 
 
 @njit(cache=True)
-def _sdca(X, y, Ci, code, B, QD, U, Dg, gamma, tol, max_iter, seed, buf, order, output, batch, theta, T0, pick):
-    n = n_rows(X)
-    np.random.seed(seed)
-    alpha = np.zeros(n)
-    w = np.zeros(n_cols(X) + 1)
-    v = np.zeros(w.shape[0] if theta > 0.0 else 0)  # ASDCA keeps w(alpha) apart from w
-    m = np.zeros(n)
-    index = np.arange(n)
-    step = np.empty(batch)
-    sums = np.zeros(n if output == _AVERAGE else 0)  # output="average": see _held
-    since = np.zeros(sums.shape[0], dtype=np.int64)
-    w_sum = np.zeros(w.shape[0] if theta > 0.0 and output == _AVERAGE else 0)
-    kept_alpha, kept_w = alpha.copy(), w.copy()
-    w_prev = np.zeros(w.shape[0] if buf.every > 0 else 0)
-    trace.start(buf)
-    t = 0
-    epoch = 0
-    while True:
-        p, d = np.nan, np.nan
-        if output == _LAST:
-            p, d = _values(X, y, Ci, code, B, alpha, w, v, m, epoch)
-        done = epoch >= max_iter or (output == _LAST and _met(p, d, m, alpha, Ci, gamma, tol))
-        if trace.due(buf, epoch, done):
-            _record(X, y, Ci, code, B, buf, epoch, alpha, w, v, m, w_prev, done)
-        if done:
-            break
-        epoch += 1
-        epoch_order(order, index)
-        t = _epoch(X, y, Ci, B, alpha, w, v, QD, U, Dg, index, batch, gamma, theta, step, sums, since, w_sum,
-                   kept_alpha, kept_w, t, T0, pick)
-    if output == _LAST:
-        return alpha, w, epoch, _met(p, d, m, alpha, Ci, gamma, tol)
-    if output == _AVERAGE:
-        kept_alpha, kept_w = _average_result(X, y, B, alpha, w, sums, since, w_sum, t, T0)
-    return _certified(X, y, Ci, code, B, gamma, tol, kept_alpha, kept_w, epoch)
+def _evaluate(p, rule, s, buf):
+    """P and D (output="last"), the stopping test and the trace at the current epoch; returns
+    whether the run is over."""
+    epoch = s.count[_EPOCH]
+    primal, d = np.nan, np.nan
+    if rule.output == LAST:
+        primal, d = _values(p, s.alpha, s.w, s.v, s.m, epoch)
+    s.reals[_P], s.reals[_D] = primal, d
+    done = epoch >= rule.max_iter or (rule.output == LAST and _met(primal, d, s.m, s.alpha, p.Ci, rule.gamma,
+                                                                   rule.tol))
+    if trace.due(buf, epoch, done):
+        _record(p, buf, epoch, s, done)
+    s.count[_FINISHED] = done
+    return done
+
+
+@njit(cache=True)
+def _advance(p, rule, s, buf, budget):
+    """At most ``budget`` epochs; returns (epochs run, finished)."""
+    if s.count[_FINISHED]:
+        return 0, True
+    for done in range(1, budget + 1):
+        s.count[_EPOCH] += 1
+        epoch_order(rule.order, s.index)
+        s.count[_T] = _epoch(p, rule, s, s.count[_T])
+        if _evaluate(p, rule, s, buf):
+            return done, True
+    return budget, False
+
+
+def _output(p, rule, s):
+    """The run's result (Python: called once, at the end)."""
+    epoch = int(s.count[_EPOCH])
+    if rule.output == LAST:
+        met = _met(s.reals[_P], s.reals[_D], s.m, s.alpha, p.Ci, rule.gamma, rule.tol)
+        return SolverResult(s.alpha, s.w, 0.0, epoch, bool(met))
+    alpha, w = s.kept_alpha, s.kept_w
+    if rule.output == AVERAGE:
+        alpha, w = _average_result(p, s, s.count[_T], rule.T0)
+    return SolverResult(alpha, w, 0.0, epoch, bool(_certified(p, rule.gamma, rule.tol, alpha, w)))
 
 
 @njit(cache=True)
 def _step(X, y, B, alpha, w, QD, U, Dg, i):
     """The closed-form maximiser of D along alpha_i (eq. 6.5) minus alpha_i."""
     G = y[i] * row_dot(X, i, w, B) - 1.0 + Dg[i] * alpha[i]
-    if QD[i] <= 0.0:  # an all-zero row under the hinge: D is linear in alpha_i
-        return (U[i] if G < 0.0 else 0.0) - alpha[i]
-    return min(max(alpha[i] - G / QD[i], 0.0), U[i]) - alpha[i]
+    return clipped_step(alpha[i], G, QD[i], U[i]) - alpha[i]
 
 
 @njit(cache=True)
-def _epoch(X, y, Ci, B, alpha, w, v, QD, U, Dg, index, batch, gamma, theta, step, sums, since, w_sum,
-           kept_alpha, kept_w, t, T0, pick):
+def _epoch(p, rule, s, t):
     """One epoch of iterations t + 1, ...; returns the last t. A (mini-batch) SDCA iteration
     computes its steps at the same w and applies each scaled by 1/b; see _asdca_batch for ASDCA.
-    (One call an epoch: a numba call with many arrays costs as much as a short row.) The row
-    LOOKAHEAD positions ahead starts loading early; see the module docstring."""
+    The row LOOKAHEAD positions ahead starts loading early; see the module docstring."""
+    X, y, B = p.X, p.y, p.B
+    batch, theta, T0, pick = rule.batch, rule.theta, rule.T0, rule.pick
+    alpha, w, QD, U, Dg, index, step = s.alpha, s.w, s.QD, s.U, s.Dg, s.index, s.step
+    sums, since, w_sum = s.sums, s.since, s.w_sum
     n = index.shape[0]
     for start in range(0, n, batch):
         if t == pick:  # output="random": keep state t
-            assign(kept_alpha, alpha)
-            assign(kept_w, w)
+            assign(s.kept_alpha, alpha)
+            assign(s.kept_w, w)
         if w_sum.shape[0] > 0 and t >= T0:  # state t enters the sum of ASDCA's w
             axpy(1.0, w, w_sum)
         t += 1
         stop = min(start + batch, n)
         if theta > 0.0:
-            _asdca_batch(X, y, Ci, B, alpha, w, v, index, start, stop, gamma, theta, step, sums, since, t, T0)
+            _asdca_batch(p, rule, s, start, stop, t)
             continue
         b = stop - start
         for k in range(b):
@@ -215,8 +268,11 @@ def _epoch(X, y, Ci, B, alpha, w, v, QD, U, Dg, index, batch, gamma, theta, step
 
 
 @njit(cache=True)
-def _asdca_batch(X, y, Ci, B, alpha, w, v, index, start, stop, gamma, theta, target, sums, since, t, T0):
+def _asdca_batch(p, rule, s, start, stop, t):
     """One iteration of ASDCA (eq. 6.9): dual targets -grad loss(u), then w moves towards v."""
+    X, y, Ci, B = p.X, p.y, p.Ci, p.B
+    gamma, theta, T0 = rule.gamma, rule.theta, rule.T0
+    alpha, w, v, index, target, sums, since = s.alpha, s.w, s.v, s.index, s.step, s.sums, s.since
     b = stop - start
     for k in range(b):
         if start + k + LOOKAHEAD < index.shape[0]:
@@ -241,9 +297,10 @@ def _asdca_batch(X, y, Ci, B, alpha, w, v, index, start, stop, gamma, theta, tar
 
 
 @njit(cache=True)
-def _values(X, y, Ci, code, B, alpha, w, v, m, epoch):
+def _values(p, alpha, w, v, m, epoch):
     """P at the primal point w and D at alpha (|w(alpha)|^2 from v, or from w when v is unused);
-    leaves the margins y_i w.x_i in m (no pass at epoch 0, where w = 0)."""
+    leaves the margins y_i w.x_i in m (no pass at epoch 0, where m is set already)."""
+    X, y, Ci, code, B = p
     if epoch > 0:
         margins(X, y, w, B, m)
     wa = v if v.shape[0] > 0 else w
@@ -251,10 +308,12 @@ def _values(X, y, Ci, code, B, alpha, w, v, m, epoch):
 
 
 @njit(cache=True)
-def _record(X, y, Ci, code, B, buf, epoch, alpha, w, v, m, w_prev, last):
+def _record(p, buf, epoch, s, last):
     """P, D and the KKT violation of alpha (book problem); margins of w(alpha) for the gradient."""
+    X, y, Ci, code, B = p
+    alpha, w, v, m, w_prev = s.alpha, s.w, s.v, s.m, s.w_prev
     t = trace.pause(buf)
-    p, d = _values(X, y, Ci, code, B, alpha, w, v, m, epoch)
+    primal, d = _values(p, alpha, w, v, m, epoch)
     G = np.empty(alpha.shape[0])
     if v.shape[0] > 0:
         margins(X, y, v, B, G)
@@ -264,19 +323,20 @@ def _record(X, y, Ci, code, B, buf, epoch, alpha, w, v, m, w_prev, last):
     kkt = obj.kkt_violation(alpha, G, Ci, code, y, False)
     dw_norm = distance(w, w_prev)
     assign(w_prev, w)
-    trace.record(buf, epoch, p, d, kkt, np.sum(alpha > 0.0), dw_norm, t, alpha, w, last)
+    trace.record(buf, epoch, primal, d, kkt, np.sum(alpha > 0.0), dw_norm, t, alpha, w, last)
 
 
 @njit(cache=True)
-def _certified(X, y, Ci, code, B, gamma, tol, alpha, w, epoch):
-    """The output (alpha, w) and whether its gap meets the rule (|w(alpha)|^2 by one pass)."""
+def _certified(p, gamma, tol, alpha, w):
+    """Whether the gap of the output (alpha, w) meets the rule (|w(alpha)|^2 by one pass)."""
+    X, y, Ci, code, B = p
     v = np.empty(w.shape[0])
     ay = np.empty(alpha.shape[0])
     multiply(ay, alpha, y)
     rmatvec(X, ay, B, v)
     m = np.empty(alpha.shape[0])
-    p, d = _values(X, y, Ci, code, B, alpha, w, v, m, 1)
-    return alpha, w, epoch, _met(p, d, m, alpha, Ci, gamma, tol)
+    primal, d = _values(p, alpha, w, v, m, 1)
+    return _met(primal, d, m, alpha, Ci, gamma, tol)
 
 
 @njit(cache=True)
@@ -322,8 +382,10 @@ def _held(sums, since, alpha, i, t, T0):
 
 
 @njit(cache=True)
-def _average_result(X, y, B, alpha, w, sums, since, w_sum, T, T0):
+def _average_result(p, s, T, T0):
     """The averaged (alpha, w) over the states T0 .. T-1."""
+    X, y, B = p.X, p.y, p.B
+    alpha, w, sums, since, w_sum = s.alpha, s.w, s.sums, s.since, s.w_sum
     count = T - T0
     a = np.empty(alpha.shape[0])
     for i in range(a.shape[0]):

@@ -22,11 +22,21 @@ The contract a solver state keeps (stable: SMO and kernel DCD follow it too):
 ``state.unit``
     The name of a unit of work ("epoch", "pair update", ...), for messages.
 
+How the estimators make a state: the solver's registered "start..." function, or for a solver
+registered as (module, "solve...", options) the module's function named "start..." in its place (``start`` for ``solve``, ``start_kernel``
+for ``solve_kernel``) is called as ``start(problem, stop, buffers, rng, alpha0, **options)``,
+with ``problem`` a ``coordinate.Problem`` (linear) or ``solvers.KernelProblem`` (kernel),
+``stop`` a ``coordinate.Stop(tol, max_iter)``, ``alpha0`` None or warm_start's previous alpha
+(to clip to the new box), and the state also has ``result() -> SolverResult``. A module
+without it still runs in one call of ``solve``.
+
 :func:`run` sizes each slice from the measured time of the previous one, so that a slice lasts
 about ``target`` seconds on whatever machine runs it (nothing tuned here): the first slice is
 one unit, then the budget follows the measured rate, growing at most fourfold a slice. Between
 slices Python runs, so a Ctrl-C raises a plain ``KeyboardInterrupt`` within about one slice,
-and ``progress(Progress)`` is called when given.
+and ``progress(Progress)`` is called when given. (A Ctrl-C that lands inside a kernel's
+object-mode block, the trace's clock, surfaces as a SystemError; the driver raises it as the
+KeyboardInterrupt it is.)
 """
 
 import time
@@ -56,7 +66,7 @@ def run(state, solver="", progress=None, target=TARGET_SECONDS):
     begin = time.perf_counter()
     while True:
         t0 = time.perf_counter()
-        done, finished = state.advance(budget)
+        done, finished = _advance(state, budget)
         t1 = time.perf_counter()
         if progress is not None:
             units, n_active, gap = state.status()
@@ -65,6 +75,18 @@ def run(state, solver="", progress=None, target=TARGET_SECONDS):
         if finished:
             return state
         budget = next_budget(done, t1 - t0, budget, target)
+
+
+def _advance(state, budget):
+    """state.advance(budget); a Ctrl-C that lands in a kernel's object-mode block (the trace's
+    clock runs Python inside numba) surfaces there as a SystemError caused by the
+    KeyboardInterrupt: it is raised as the plain KeyboardInterrupt it is."""
+    try:
+        return state.advance(budget)
+    except SystemError as error:
+        if isinstance(error.__cause__, KeyboardInterrupt) or isinstance(error.__context__, KeyboardInterrupt):
+            raise KeyboardInterrupt from None
+        raise
 
 
 def describe(p):

@@ -24,7 +24,7 @@ from .. import objective as obj
 from .. import trace
 from ..rows import assign, axpy, dot, margins, multiply, rmatvec, spectral_norm_sq
 from . import SolverResult
-from .coordinate import Problem, Stop, primal_size, w_of, warm_alpha
+from .coordinate import primal_size, w_of, warm_alpha
 
 Rule = namedtuple("Rule", "tol max_iter L t0")
 Rule.__doc__ = """The stopping rule, the smoothness constant L of the squared hinge (0 for the
@@ -74,13 +74,6 @@ def start(problem, stop, buf, rng, alpha0=None):
     X, y, Ci, code, B = problem
     L = 1.0 + 2.0 * Ci.max() * spectral_norm_sq(X, B) if code == obj.SQUARED_HINGE else 0.0
     return State(problem, Rule(stop.tol, stop.max_iter, L, 0 if alpha0 is None else 1), buf, alpha0)
-
-
-def solve(X, y, Ci, code, B, tol, max_iter, rng, buf):
-    """Run the kernel in one slice; see the module docstring."""
-    state = start(Problem(X, y, Ci, code, B), Stop(tol, max_iter), buf, rng)
-    state.advance(max_iter)
-    return state.result()
 
 
 @njit(cache=True)
