@@ -41,6 +41,8 @@ __all__ = [
     "make_dense",
     "make_sparse_text",
     "train_test_split",
+    "make_noisy_line",
+    "make_noisy_sine",
 ]
 
 # The toy: two unit-variance isotropic Gaussian blobs whose centres are TOY_SEPARATION apart
@@ -512,3 +514,25 @@ def train_test_split(X, y, test_size=0.25, random_state=0):
         X = np.asarray(X)
         X_train, X_test = np.ascontiguousarray(X[train]), np.ascontiguousarray(X[test])
     return X_train, X_test, y[train], y[test]
+
+
+# ----------------------------------------------------------------------------------------
+# 1-D regression data (chapter 9)
+# ----------------------------------------------------------------------------------------
+
+def make_noisy_line(n_samples=60, noise=0.25, random_state=0):
+    """z = 0.8 x + 0.3 + Gaussian noise of standard deviation ``noise``, x uniform on [-2, 2].
+    Returns (x, z), two float64 arrays of shape (n_samples,): chapter 9's linear SVR data."""
+    n = _check_int("n_samples", n_samples, 2)
+    rng = np.random.default_rng(random_state)
+    x = rng.uniform(-2.0, 2.0, n)
+    return x, 0.8 * x + 0.3 + rng.normal(0.0, float(noise), n)
+
+
+def make_noisy_sine(n_samples=80, noise=0.15, random_state=0):
+    """z = sin(x) + Gaussian noise of standard deviation ``noise``, x uniform on [0, 2 pi].
+    Returns (x, z), two float64 arrays of shape (n_samples,): chapter 9's kernel SVR data."""
+    n = _check_int("n_samples", n_samples, 2)
+    rng = np.random.default_rng(random_state)
+    x = rng.uniform(0.0, 2.0 * np.pi, n)
+    return x, np.sin(x) + rng.normal(0.0, float(noise), n)

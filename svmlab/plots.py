@@ -31,6 +31,9 @@ __all__ = [
     "plot_stopping",
     "relative_gap",
     "plot_solver_race",
+    "plot_tube",
+    "plot_svr_step",
+    "plot_svr_curves",
 ]
 
 _POS_COLOUR = "tab:red"
@@ -520,4 +523,68 @@ def plot_solver_race(traces, p_star=None, x="epoch", ax=None, floor=1e-12, legen
     ax.set_ylabel("relative gap (dashed: (P - P*) / P*)")
     if legend:
         ax.legend(fontsize="x-small", loc="upper left", bbox_to_anchor=(1.02, 1.0))
+
+
+def plot_tube(x, z, grid, f_grid, epsilon, support=None, ax=None):
+    """A 1-D regression fit with its epsilon-tube: the samples (x_i, z_i), the fitted curve
+    f on ``grid``, the band f +- epsilon shaded, and the support vectors (indices
+    ``support``, beta_i != 0) ringed. Samples strictly inside the tube are never support
+    vectors (chapter 9's KKT conditions)."""
+    ax = _axes(ax)
+    x, z = np.ravel(x), np.ravel(z)
+    grid, f_grid = np.ravel(grid), np.ravel(f_grid)
+    if x.shape != z.shape or grid.shape != f_grid.shape:
+        raise ValueError("x and z, and grid and f_grid, must have the same lengths.")
+    ax.fill_between(grid, f_grid - epsilon, f_grid + epsilon, color="tab:green", alpha=0.18,
+                    label=f"tube, epsilon = {epsilon:.3g}")
+    ax.plot(grid, f_grid, color="tab:green", lw=1.8, label="fit f(x)")
+    ax.scatter(x, z, s=12, color="0.35", zorder=3, label="samples")
+    if support is not None and len(support):
+        ax.scatter(x[support], z[support], s=60, facecolors="none", edgecolors="tab:red", lw=1.2,
+                   zorder=4, label=f"support vectors ({len(support)})")
+    ax.set_xlabel("x")
+    ax.set_ylabel("z")
+    ax.legend(loc="best", fontsize="x-small", framealpha=0.8)
+    return ax
+
+
+def plot_svr_step(G, H, beta, epsilon, upper, ax=None, points=801):
+    """The one-variable subproblem of DCD for SVR as a function of the new value t of beta_i:
+
+        phi(t) = G (t - beta) + 1/2 H (t - beta)^2 + epsilon |t|,   -upper <= t <= upper,
+
+    with G the smooth gradient and H = Q_ii + D_ii (chapter 9, eq. 9.7): a quadratic with a
+    kink at t = 0. Draws phi, the kink, the box and the grid's minimiser."""
+    ax = _axes(ax)
+    lim = upper if np.isfinite(upper) else abs(beta) + 2.0 * (abs(G) + epsilon) / max(H, 1e-12) + 1.0
+    t = np.linspace(-lim, lim, points)
+    phi = G * (t - beta) + 0.5 * H * (t - beta) ** 2 + epsilon * np.abs(t)
+    k = int(np.argmin(phi))
+    ax.plot(t, phi, color="tab:purple", lw=1.8, label="phi(t)")
+    ax.axvline(0.0, color="0.6", lw=0.8, ls=":", label="kink at t = 0")
+    ax.axvline(beta, color="0.3", lw=0.8, ls="--", label="current beta_i")
+    ax.plot(t[k], phi[k], "o", color="tab:red", label=f"minimum t = {t[k]:.3g}")
+    ax.set_xlabel("t (new beta_i)")
+    ax.set_ylabel("phi(t)")
+    ax.legend(loc="upper center", fontsize="x-small")
+    return ax
+
+
+def plot_svr_curves(values, n_support, errors, ax=None, xlabel="epsilon", logx=False):
+    """Curves over a swept parameter: the number of support vectors (left axis) and the
+    errors (right axis; ``errors`` maps a label, e.g. "train", to one value per entry of
+    ``values``). Returns the left Axes."""
+    ax = _axes(ax)
+    values = np.ravel(values)
+    ax.plot(values, n_support, "o-", color="tab:red", ms=3, label="support vectors")
+    ax.set_ylabel("support vectors", color="tab:red")
+    right = ax.twinx()
+    for (label, err), style in zip(errors.items(), ("s-", "^-", "d-")):
+        right.plot(values, err, style, ms=3, label=f"{label} error")
+    right.set_ylabel("mean absolute error")
+    if logx:
+        ax.set_xscale("log")
+    ax.set_xlabel(xlabel)
+    lines = ax.get_legend_handles_labels()[0] + right.get_legend_handles_labels()[0]
+    ax.legend(lines, [line.get_label() for line in lines], fontsize="x-small", loc="upper center")
     return ax

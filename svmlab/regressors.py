@@ -196,7 +196,7 @@ class KernelSVR(_SVRBase):
         self.trace = trace
 
     # SMO for SVR registers itself in solvers.KERNEL_REGRESSION (its own branch)
-    _solvers = getattr(solvers, "KERNEL_REGRESSION", {})
+    _solvers = solvers.KERNEL_REGRESSION
 
     def _check_params(self):
         options = super()._check_params()

@@ -15,6 +15,8 @@ This module imports ipywidgets and matplotlib, so ``import svmlab`` does not loa
   and the projection: the boundary and the iterates' norms against the ball (chapter 7).
 * :func:`show_race`, :func:`race_explorer` -- every solver's relative gap on one problem,
   against time and against epochs; the widget picks the problem and C (chapter 10).
+* :func:`describe_svr`, :func:`show_svr`, :func:`svr_explorer` -- support vector regression on
+  1-D data: the fit, its epsilon-tube and support vectors, sliders over C and epsilon (chapter 9).
 """
 
 import copy
@@ -31,7 +33,8 @@ from .problem import SVMProblem
 from .validation import sample_C
 
 __all__ = ["describe_fit", "show_fit", "fit_explorer", "show_stopping", "stopping_rule", "stopping_series",
-           "show_pegasos", "pegasos_explorer", "show_race", "race_explorer"]
+           "show_pegasos", "pegasos_explorer", "show_race", "race_explorer", "describe_svr", "show_svr",
+           "svr_explorer"]
 
 
 def _signed_labels(model, y):
@@ -325,3 +328,74 @@ def race_explorer(runs, fit, problems, Cs, C=None):
         plt.close(axes[0].figure)
 
     return ipywidgets.interactive(redraw, **controls)
+
+
+# -- support vector regression (chapter 9) ----------------------------------------------------
+
+def _svr_problem(model, X, z):
+    """The SVRProblem a fitted svmlab LinearSVR or KernelSVR solved."""
+    from .problem import SVRProblem
+
+    if hasattr(model, "coef_"):
+        bias = "regularized" if model.fit_intercept else "none"
+        return SVRProblem(X, z, model.C, model.epsilon, model.loss, bias, model.intercept_scaling)
+    return SVRProblem(X, z, model.C, model.epsilon, bias="free", kernel=model.kernel, gamma=model.gamma,
+                      degree=model.degree, coef0=model.coef0)
+
+
+def describe_svr(model, X, z, X_test=None, z_test=None):
+    """Deterministic lines on a fitted svmlab LinearSVR/KernelSVR: support vectors, points
+    outside the tube, mean absolute train (and test) error, P, D and the gap P - D."""
+    problem = _svr_problem(model, X, z)
+    beta = model.alpha_
+    if hasattr(model, "coef_"):
+        primal = problem.primal(model.coef_, model.intercept_)
+    else:
+        primal = problem.primal_at(beta, model.intercept_[0])
+    dual = problem.dual(beta)
+    residual = np.abs(z - model.predict(X))
+    lines = [f"support vectors = {len(model.support_)} of {len(z)}; outside the tube: "
+             f"{int(np.count_nonzero(residual > model.epsilon))}",
+             f"train error (mean |z - f|) = {residual.mean():.4f}"]
+    if X_test is not None:
+        lines.append(f"test error (mean |z - f|) = {np.abs(z_test - model.predict(X_test)).mean():.4f}")
+    lines += [f"primal P = {primal:.6g}", f"dual D = {dual:.6g}", f"gap P - D = {primal - dual:.3g}"]
+    return "\n".join(lines)
+
+
+def show_svr(estimator, x, z, ax=None, **params):
+    """Fit a copy of ``estimator`` (an svmlab LinearSVR or KernelSVR) with ``params`` set on
+    1-D data (x, z) and draw the fit, its tube and its support vectors
+    (:func:`svmlab.plots.plot_tube`). Returns (fitted model, ax)."""
+    X = np.asarray(x, dtype=np.float64).reshape(-1, 1)
+    model = _fresh_copy(estimator, params).fit(X, z)
+    grid = np.linspace(X.min(), X.max(), 300)
+    ax = plots.plot_tube(X[:, 0], z, grid, model.predict(grid[:, None]), model.epsilon, model.support_, ax=ax)
+    ax.set_title(f"C = {model.C:.3g}, epsilon = {model.epsilon:.3g}", fontsize="small")
+    return model, ax
+
+
+def svr_explorer(estimator, x, z, x_test, z_test, C_range=(-2, 3), epsilon_max=1.0, figsize=(5.5, 3.8)):
+    """Sliders over C (log scale; ``C_range`` exponents of 10) and epsilon (0 to
+    ``epsilon_max``): each move refits a copy of ``estimator`` on (x, z), redraws the tube
+    (:func:`show_svr`) and prints :func:`describe_svr` with the error on (x_test, z_test).
+    Returns the ``ipywidgets.interactive``."""
+    if not epsilon_max > 0:
+        raise ValueError(f"epsilon_max must be positive; got {epsilon_max!r}.")
+    X_test = np.asarray(x_test, dtype=np.float64).reshape(-1, 1)
+    epsilon = ipywidgets.FloatSlider(value=min(estimator.epsilon, epsilon_max), min=0.0, max=epsilon_max,
+                                     step=epsilon_max / 20, description="epsilon", continuous_update=False,
+                                     readout_format=".3g")
+
+    def redraw(C, epsilon):
+        fig, ax = plt.subplots(figsize=figsize)
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always", ConvergenceWarning)
+            model, _ = show_svr(estimator, x, z, ax=ax, C=C, epsilon=epsilon)
+        display(fig)
+        plt.close(fig)
+        print(describe_svr(model, np.reshape(x, (-1, 1)), z, X_test, z_test))
+        if any(issubclass(w.category, ConvergenceWarning) for w in caught):
+            print(f"note: stopped at max_iter={model.max_iter} before reaching tol={model.tol:.3g}.")
+
+    return ipywidgets.interactive(redraw, C=_log_slider("C", C_range, estimator.C), epsilon=epsilon)

@@ -1,0 +1,99 @@
+"""Checks of chapter 9's exercises (notebooks/10_svr.ipynb)."""
+
+import numpy as np
+
+from .. import LinearSVR
+from ..datasets import make_noisy_line
+from . import close, exercise, fit_quietly, is_number
+
+# exercise 9.1: one DCD step at beta_i = 0 with G = -1.5, H = 2, epsilon = 0.5, U = 1
+G, H, BETA, EPSILON, U = -1.5, 2.0, 0.0, 0.5, 1.0
+
+
+def phi(t, g, h, beta, epsilon):
+    """The one-variable subproblem (eq. 9.7) at the new value t of beta_i."""
+    return g * (t - beta) + 0.5 * h * (t - beta) ** 2 + epsilon * np.abs(t)
+
+
+def best_of_candidates(g, h, beta, epsilon, u):
+    """The subproblem's minimiser found by enumeration: each smooth piece's stationary point
+    clipped to the box, the kink and the box's ends; the one with the least phi."""
+    candidates = [0.0, -u, u]
+    if h > 0:
+        candidates += [float(np.clip(beta - (g + s) / h, -u, u)) for s in (epsilon, -epsilon)]
+    return min(candidates, key=lambda t: phi(t, g, h, beta, epsilon))
+
+
+@exercise("9.1", wrong=[0.75, 1.0, 0.0, 0.25])
+def _(answer):
+    if not is_number(answer):
+        return "give one number, the new value of beta_i"
+    if close(answer, BETA - G / H):
+        return "that minimises the quadratic without the epsilon |t| term; add its slope on the side you land"
+    if not close(answer, best_of_candidates(G, H, BETA, EPSILON, U)):
+        return "decide the sign of the new beta_i first (compare G + epsilon and G - epsilon with 0), then clip"
+    return None
+
+
+def line_without_bias():
+    """Chapter 9's noisy line (section 9.6), fitted without a bias."""
+    return make_noisy_line()
+
+
+@exercise("9.2", wrong=[0.0, 1.0, 0.5])
+def _(answer):
+    if not is_number(answer):
+        return "give one number, the smallest epsilon"
+    x, z = line_without_bias()
+    if close(answer, np.mean(np.abs(z))):
+        return "beta = 0 must satisfy the optimality condition of every coordinate, not of an average one"
+    if not close(answer, np.max(np.abs(z))):
+        return "at beta = 0 the smooth gradient is G_i = -z_i; when is 0 in G_i + epsilon [-1, 1]?"
+    return None
+
+
+def _reader_cases(rng, n=200):
+    """Random subproblems (G, H, beta, epsilon, U) with beta inside the box, some with H = 0."""
+    for k in range(n):
+        u = float(rng.uniform(0.2, 3.0))
+        h = 0.0 if k % 10 == 0 else float(rng.uniform(0.1, 4.0))
+        yield float(rng.normal(0, 2)), h, float(rng.uniform(-u, u)) * (k % 3 != 0), float(rng.uniform(0, 1.5)), u
+
+
+@exercise("9.3", wrong=[lambda g, h, beta, epsilon, u: float(np.clip(beta - g / max(h, 1e-12), -u, u)),
+                        lambda g, h, beta, epsilon, u: float(np.clip(beta - (g + epsilon) / max(h, 1e-12), -u, u)),
+                        lambda g, h, beta, epsilon, u: 0.0])
+def _(answer):
+    if not callable(answer):
+        return "give a function step(G, H, beta, epsilon, U) returning the new beta_i"
+    rng = np.random.default_rng(9)
+    for g, h, beta, epsilon, u in _reader_cases(rng):
+        t = float(answer(g, h, beta, epsilon, u))
+        best = best_of_candidates(g, h, beta, epsilon, u)
+        if not (-u - 1e-12 <= t <= u + 1e-12):
+            return "the new beta_i must stay in [-U, U]"
+        if phi(t, g, h, beta, epsilon) > phi(best, g, h, beta, epsilon) + 1e-9:
+            kind = "H = 0 (a piecewise linear subproblem)" if h == 0 else ("a step that crosses t = 0"
+                                                                             if best * beta < 0 else "some cases")
+            return f"your step does not minimise phi for {kind}; look at each side of the kink separately"
+    return None
+
+
+def fitted_line(C=1.0, epsilon=0.3):
+    """LinearSVR on chapter 9's noisy line (with bias), fitted tightly, and the data."""
+    x, z = make_noisy_line()
+    model = fit_quietly(LinearSVR(C=C, epsilon=epsilon, tol=1e-8, max_iter=20000, random_state=0), x[:, None], z)
+    return model, x, z
+
+
+@exercise("9.4", wrong=[0, 60, 19])
+def _(answer):
+    if not is_number(answer) or answer != int(answer):
+        return "give a count, a whole number"
+    model, x, z = fitted_line()
+    at_bound = int(np.count_nonzero(np.isclose(np.abs(model.alpha_), model.C, rtol=1e-6)))
+    if answer == len(model.support_) and at_bound != answer:
+        return "that counts every support vector; only those with |beta_i| = C"
+    if answer != at_bound:
+        return "count the samples with |beta_i| equal to C (use np.isclose on model.alpha_)"
+    return None
