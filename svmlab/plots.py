@@ -478,6 +478,7 @@ def plot_stopping(epochs, values, tol, label, ax=None, xlabel=None):
     ax.set_xlabel(xlabel or _AXIS_WORDS["epoch"])
     ax.set_ylabel(label)
     ax.legend(fontsize="x-small", loc="upper right", framealpha=0.8)
+    return ax
 
 
 # ----------------------------------------------------------------------------------------
@@ -523,6 +524,7 @@ def plot_solver_race(traces, p_star=None, x="epoch", ax=None, floor=1e-12, legen
     ax.set_ylabel("relative gap (dashed: (P - P*) / P*)")
     if legend:
         ax.legend(fontsize="x-small", loc="upper left", bbox_to_anchor=(1.02, 1.0))
+    return ax
 
 
 def plot_tube(x, z, grid, f_grid, epsilon, support=None, ax=None):

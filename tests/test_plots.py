@@ -288,7 +288,7 @@ def test_plot_digit_grid_refuses_mismatched_input(ax):
 def test_plot_stopping_draws_the_positive_values_and_a_line_at_epsilon(ax):
     epochs = np.arange(6.0)
     values = np.array([1.0, 0.1, 0.0, 1e-3, 1e-4, 1e-5])  # an exact zero cannot go on a log axis
-    plots.plot_stopping(epochs, values, 2e-3, "M - m", ax=ax)
+    assert plots.plot_stopping(epochs, values, 2e-3, "M - m", ax=ax) is ax
     curve, line = ax.get_lines()
     assert np.array_equal(curve.get_xdata(), [0, 1, 3, 4, 5])
     assert np.array_equal(curve.get_ydata(), [1.0, 0.1, 1e-3, 1e-4, 1e-5])
