@@ -12,7 +12,7 @@ from itertools import combinations
 import numpy as np
 
 from . import solvers
-from .kernels import KERNELS, check_positive_semidefinite, kernel_matvec, make_kernel
+from .kernels import check_positive_semidefinite, kernel_matvec, make_kernel
 from .params import Parameters
 from .rows import as_rows
 from .solvers import slices
@@ -71,6 +71,7 @@ class _SVMBase(Parameters):
         (one-vs-rest for LinearSVM as LIBLINEAR, one-vs-one for KernelSVM as LIBSVM).
         Returns self."""
         options = self._check_params()
+        solvers.check(self._solvers, self.solver, self.get_params())
         X, y = check_X_y(X, y)
         self.classes_, codes = class_labels(y)
         self.n_features_in_ = X.shape[1]
@@ -220,7 +221,8 @@ class LinearSVM(_SVMBase):
         :class:`svmlab.solvers.slices.Progress` (solver, unit, units, n_active, gap, seconds,
         finished). A fit runs in slices of about 30 ms, so Ctrl-C stops it at once.
 
-    Options of particular solvers (each solver reads only its own; see its module):
+    Options of particular solvers (declared in :mod:`svmlab.solvers`; each solver reads only its
+    own, and ``fit`` warns of one set away from its default for a solver that ignores it):
     shrinking : bool, "dcd": shrink the active set (chapter 4).
     order : "permutation", "cyclic" or "random" (with replacement), "dcd" and "sdca": the
         order of the coordinates within an epoch.
@@ -344,11 +346,6 @@ class KernelSVM(_SVMBase):
         self.callback = callback
 
     _solvers = solvers.KERNEL
-
-    def _check_params(self):
-        options = super()._check_params()
-        one_of(self.kernel, "kernel", KERNELS)
-        return options
 
     def _multiclass_tasks(self, codes, weights):
         """One-vs-one, as LIBSVM: every pair of classes i < j on their own samples, class i

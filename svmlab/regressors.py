@@ -12,7 +12,7 @@ import numpy as np
 
 from . import solvers
 from .estimators import ConvergenceWarning, NotFittedError, _Binary, _check_finite_fits
-from .kernels import KERNELS, check_positive_semidefinite, kernel_matvec, make_kernel
+from .kernels import check_positive_semidefinite, kernel_matvec, make_kernel
 from .params import Parameters
 from .rows import as_rows
 from .solvers import slices
@@ -38,6 +38,7 @@ class _SVRBase(Parameters):
     def fit(self, X, y):
         """Solve the SVR on (X, y); y holds one real-valued target per sample. Returns self."""
         options = self._check_params()
+        solvers.check(self._solvers, self.solver, self.get_params())
         X, z = check_X_target(X, y, type(self).__name__)
         self.n_features_in_ = X.shape[1]
         Ci = np.full(len(z), options["C"])
@@ -197,11 +198,6 @@ class KernelSVR(_SVRBase):
 
     # SMO for SVR registers itself in solvers.KERNEL_REGRESSION (its own branch)
     _solvers = solvers.KERNEL_REGRESSION
-
-    def _check_params(self):
-        options = super()._check_params()
-        one_of(self.kernel, "kernel", KERNELS)
-        return options
 
     def _w_size(self, X):
         return 1  # a kernel solver's snapshot "w" is its bias
