@@ -52,7 +52,9 @@ BROKEN = {
 
 
 def _id(case):
-    return f"{case[0].__name__}-{case[1]}-{getattr(case[2], 'name', '')}" if len(case) == 3 else str(case)
+    """Estimator-solver[-option] as a test id."""
+    Estimator, name, *option = case
+    return "-".join([Estimator.__name__, name] + [o.name for o in option if hasattr(o, "name")])
 
 
 @pytest.mark.parametrize("bad", ["nonsense", -1])
@@ -67,7 +69,7 @@ def test_a_bad_option_is_refused_naming_solver_parameter_value_and_what_is_allow
     assert "must be" in message or "accepted:" in message
 
 
-@pytest.mark.parametrize("Estimator, name, rule", REQUIREMENTS, ids=[f"{E.__name__}-{n}" for E, n, _ in REQUIREMENTS])
+@pytest.mark.parametrize("Estimator, name, rule", REQUIREMENTS, ids=map(_id, REQUIREMENTS))
 def test_what_a_solver_requires_is_checked_before_the_data(Estimator, name, rule):
     model = Estimator(**{**_runnable(Estimator, name), **BROKEN[rule]})
     with pytest.raises(ValueError) as info:
@@ -91,7 +93,7 @@ def test_the_warning_points_at_the_callers_fit():
     assert record[0].filename == __file__
 
 
-@pytest.mark.parametrize("Estimator, name", SOLVERS, ids=[f"{E.__name__}-{n}" for E, n in SOLVERS])
+@pytest.mark.parametrize("Estimator, name", SOLVERS, ids=map(_id, SOLVERS))
 def test_defaults_never_warn(Estimator, name):
     with warnings.catch_warnings():
         warnings.simplefilter("error")
