@@ -43,6 +43,32 @@ def __getattr__(name):  # scikit-learn's twin of NotFittedError, for pickle (val
 _Binary = namedtuple("_Binary", "alpha coef intercept n_iter converged trace")
 
 
+def _check_callback(callback):
+    if callback is not None and not callable(callback):
+        raise ValueError(f"callback must be None or a function of one argument; got {callback!r}.")
+    return callback
+
+
+def _progress(verbose, callback):
+    """The function the slice driver calls after each slice: prints a line (verbose) and calls
+    the user's callback with a :class:`svmlab.solvers.slices.Progress`; None when neither."""
+    if not verbose and callback is None:
+        return None
+
+    def progress(p):
+        if verbose:
+            print(slices.describe(p))
+        if callback is not None:
+            callback(p)
+    return progress
+
+
+def kernel_snapshot(w):
+    """(coef, intercept) of a kernel solver's trace snapshot: no coef; the intercept w[0] for the
+    kernel dual gradient, which keeps b as its w, else nan: SMO and kernel DCD record b itself."""
+    return np.zeros(0), (w[0] if len(w) else np.nan)
+
+
 def _check_finite_fits(fits, solver):
     """A solver's result with NaN or infinity is refused, never stored as a model."""
     for f in fits:
@@ -101,20 +127,6 @@ class _SVMBase(Parameters):
                              "warm_start=False to fit this data from scratch.")
         return last
 
-    def _progress(self, options):
-        """The function the slice driver calls after each slice: prints a line (verbose) and
-        calls the user's callback with a :class:`svmlab.solvers.slices.Progress`."""
-        verbose, callback = options["verbose"], self.callback
-        if not verbose and callback is None:
-            return None
-
-        def progress(p):
-            if verbose:
-                print(slices.describe(p))
-            if callback is not None:
-                callback(p)
-        return progress
-
     def _setup(self, X):
         """Whatever the binary problems share, computed once on the whole training set."""
 
@@ -132,31 +144,20 @@ class _SVMBase(Parameters):
                     rng=check_random_state(self.random_state),
                     fit_intercept=check_bool(self.fit_intercept, "fit_intercept"),
                     warm_start=check_bool(self.warm_start, "warm_start"),
-                    verbose=check_bool(self.verbose, "verbose"), callback=self._check_callback())
+                    verbose=check_bool(self.verbose, "verbose"), callback=_check_callback(self.callback))
 
-    def _check_callback(self):
-        if self.callback is not None and not callable(self.callback):
-            raise ValueError(f"callback must be None or a function of one argument; got {self.callback!r}.")
-        return self.callback
-
-    def _solve(self, problem, options, w_size, legacy_args):
-        """Run the chosen solver on one binary problem; returns its result and trace. A solver
-        module with ``start`` runs in slices (:mod:`svmlab.solvers.slices`); one without runs in
-        one call of its ``solve(*legacy_args, tol, max_iter, rng, buffers, **options)``."""
+    def _solve(self, problem, options, w_size, coef_and_intercept):
+        """Run the chosen solver's state (its ``start``, :func:`svmlab.solvers.starter`) on one
+        binary problem in slices (:mod:`svmlab.solvers.slices`); returns its result and trace.
+        ``w_size`` and ``coef_and_intercept`` are those of the solver's w
+        (:meth:`svmlab.trace.Recorder.to_trace`)."""
         o = options
         recorder = Recorder(o["every"], o["max_iter"], len(problem.y), w_size)
-        solve, extra = solvers.get(self._solvers, self.solver, self.get_params())
         start = solvers.starter(self._solvers, self.solver)
-        if start is None:
-            if o["alpha0"] is not None or self._progress(o) is not None:
-                warnings.warn(f"solver={self.solver!r} runs in one call: warm_start, verbose and callback have no "
-                              "effect on it (this fit starts from zero and reports nothing until it ends).",
-                              UserWarning, stacklevel=4)
-            result = solve(*legacy_args, o["tol"], o["max_iter"], o["rng"], recorder.buffers, **extra)
-        else:
-            state = start(problem, Stop(o["tol"], o["max_iter"]), recorder.buffers, o["rng"], o["alpha0"], **extra)
-            result = slices.run(state, self.solver, self._progress(o)).result()
-        return result, recorder
+        extra = solvers.options(self._solvers, self.solver, self.get_params())
+        state = start(problem, Stop(o["tol"], o["max_iter"]), recorder.buffers, o["rng"], o["alpha0"], **extra)
+        result = slices.run(state, self.solver, _progress(o["verbose"], o["callback"])).result()
+        return result, recorder.to_trace(self.solver, coef_and_intercept, state.unit)
 
     def _store(self, X, tasks, fits):
         """Fitted attributes; alpha_ and dual_coef_ have one row per binary problem when
@@ -283,11 +284,10 @@ class LinearSVM(_SVMBase):
         d = X.shape[1]
         rows = as_rows(X)
         problem = Problem(rows, y_pm, Ci, options["code"], B)
-        result, recorder = self._solve(problem, options, d + 1, (rows, y_pm, Ci, options["code"], B))
         to_user = lambda w: (w[:d].copy(), B * w[d])  # noqa: E731 - b = B * (weight of the bias feature)
+        result, trace = self._solve(problem, options, d + 1, to_user)
         coef, b = to_user(result.w)
-        return _Binary(result.alpha, coef, b, result.n_iter, result.converged,
-                       recorder.to_trace(self.solver, to_user))
+        return _Binary(result.alpha, coef, b, result.n_iter, result.converged, trace)
 
     def _store(self, X, tasks, fits):
         super()._store(X, tasks, fits)
@@ -313,7 +313,10 @@ class KernelSVM(_SVMBase):
     shrinking, selection ("second_order", "max_violating", "random"), cache_size (MB):
         options of the SMO solver (chapter 5). The process keeps the last fit's cache memory
         (at most cache_size MB) for the next fit, as the C allocator does for LIBSVM.
-    warm_start, verbose, callback: as :class:`LinearSVM`, for the solvers that run in slices.
+    warm_start : bool, start from the last fit's alpha, clipped to the box [0, U_i] of the current
+        C; with a free bias, where the clipping broke sum_i y_i alpha_i = 0 the class of the larger
+        sum of alpha is scaled down until it holds again. Needs the same samples and classes.
+    verbose, callback : as :class:`LinearSVM`; SMO reports pair updates, kernel DCD epochs.
 
     Attributes
     ----------
@@ -363,10 +366,8 @@ class KernelSVM(_SVMBase):
 
     def _fit_binary(self, X, y_pm, Ci, options):
         problem = solvers.KernelProblem(X, self._kernel, y_pm, Ci, options["code"], options["fit_intercept"])
-        result, recorder = self._solve(problem, options, 1, problem)
-        to_user = lambda w: (np.zeros(0), w[0])  # noqa: E731 - a kernel solver's snapshot "w" is its bias
-        return _Binary(result.alpha, None, result.b, result.n_iter, result.converged,
-                       recorder.to_trace(self.solver, to_user))
+        result, trace = self._solve(problem, options, 1, kernel_snapshot)
+        return _Binary(result.alpha, None, result.b, result.n_iter, result.converged, trace)
 
     def _store(self, X, tasks, fits):
         super()._store(X, tasks, fits)

@@ -11,7 +11,8 @@ import warnings
 import numpy as np
 
 from . import solvers
-from .estimators import ConvergenceWarning, NotFittedError, _Binary, _check_finite_fits
+from .estimators import (ConvergenceWarning, NotFittedError, _Binary, _check_callback, _check_finite_fits, _progress,
+                         kernel_snapshot)
 from .kernels import check_positive_semidefinite, kernel_matvec, make_kernel
 from .params import Parameters
 from .rows import as_rows
@@ -43,8 +44,9 @@ class _SVRBase(Parameters):
         self.n_features_in_ = X.shape[1]
         Ci = np.full(len(z), options["C"])
         recorder = Recorder(options["every"], options["max_iter"], len(z), self._w_size(X))
-        function, extra = solvers.get(self._solvers, self.solver, self.get_params())
-        fit = self._fit(function, extra, X, z, Ci, options, recorder)
+        start = solvers.starter(self._solvers, self.solver)
+        extra = solvers.options(self._solvers, self.solver, self.get_params())
+        fit = self._fit(start, extra, X, z, Ci, options, recorder)
         _check_finite_fits([fit], self.solver)
         self._store(X, fit)
         if not fit.converged:
@@ -172,7 +174,11 @@ class KernelSVR(_SVRBase):
     solver : "smo" (SMO on the 2n-variable dual, as LIBSVM's epsilon-SVR).
     tol : float > 0, the stopping tolerance on LIBSVM's maximal violation.
     cache_size : float > 0, the kernel column cache in MB. shrinking : bool.
-    max_iter : int >= 1, the most epochs. trace : False, True or k, fills ``trace_``.
+    max_iter : int >= 1, the most epochs (of 2n pair updates). trace : False, True or k (every k
+        pair updates), fills ``trace_``.
+    warm_start : bool, start from the last fit's beta (``alpha_``), clipped to the box of the
+        current C and made to keep sum beta = 0 again; needs the same samples.
+    verbose, callback : as :class:`svmlab.LinearSVM`; SMO reports pair updates.
 
     Attributes
     ----------
@@ -182,7 +188,8 @@ class KernelSVR(_SVRBase):
     """
 
     def __init__(self, C=1.0, epsilon=0.1, kernel="rbf", gamma="scale", degree=3, coef0=0.0, solver="smo",
-                 tol=1e-3, cache_size=200, shrinking=True, max_iter=1000, trace=False):
+                 tol=1e-3, cache_size=200, shrinking=True, max_iter=1000, trace=False, warm_start=False, verbose=False,
+                 callback=None):
         self.C = C
         self.epsilon = epsilon
         self.kernel = kernel
@@ -195,21 +202,42 @@ class KernelSVR(_SVRBase):
         self.shrinking = shrinking
         self.max_iter = max_iter
         self.trace = trace
+        self.warm_start = warm_start
+        self.verbose = verbose
+        self.callback = callback
 
     # SMO for SVR registers itself in solvers.KERNEL_REGRESSION (its own branch)
     _solvers = solvers.KERNEL_REGRESSION
 
-    def _w_size(self, X):
-        return 1  # a kernel solver's snapshot "w" is its bias
+    def _check_params(self):
+        return dict(super()._check_params(), warm_start=check_bool(self.warm_start, "warm_start"),
+                    verbose=check_bool(self.verbose, "verbose"), callback=_check_callback(self.callback))
 
-    def _fit(self, solve, extra, X, z, Ci, o, recorder):
+    def _w_size(self, X):
+        return 0  # SMO records its bias, not a w
+
+    def _warm_beta(self, n, o):
+        """The last fit's beta when warm_start is on and there is one, else None; the solver
+        makes it feasible for the new problem."""
+        last = getattr(self, "alpha_", None)
+        if not o["warm_start"] or last is None:
+            return None
+        if len(last) != n:
+            raise ValueError("warm_start=True needs the same samples as the previous fit; set warm_start=False "
+                             "to fit this data from scratch.")
+        return last
+
+    def _fit(self, start, extra, X, z, Ci, o, recorder):
+        """Runs the registered solver's state in slices (:mod:`svmlab.solvers.slices`)."""
         self._kernel = make_kernel(self.kernel, X, self.gamma, self.degree, self.coef0)
         check_positive_semidefinite(self._kernel, X, "hinge")  # the L1 loss: a box, as the hinge
         rng = np.random.default_rng(0)  # KernelSVR has no random_state (as SVR): a fixed seed keeps fits repeatable
-        result = solve(X, self._kernel, z, Ci, o["epsilon"], o["tol"], o["max_iter"], rng, recorder.buffers, **extra)
-        to_user = lambda w: (np.zeros(0), w[0])  # noqa: E731
+        problem = solvers.KernelRegressionProblem(X, self._kernel, z, Ci, o["epsilon"])
+        state = start(problem, Stop(o["tol"], o["max_iter"]), recorder.buffers, rng, self._warm_beta(len(z), o),
+                      **extra)
+        result = slices.run(state, self.solver, _progress(o["verbose"], o["callback"])).result()
         return _Binary(result.alpha, None, result.b, result.n_iter, result.converged,
-                       recorder.to_trace(self.solver, to_user))
+                       recorder.to_trace(self.solver, kernel_snapshot, state.unit))
 
     def _store(self, X, fit):
         super()._store(X, fit)

@@ -1,8 +1,9 @@
 """What a solver records while it runs, for convergence plots and animations.
 
-A solver kernel receives :class:`Buffers` and calls :func:`record` every ``every`` epochs; with
-``every == 0`` the buffers are empty and the kernel computes nothing extra. Plots and
-animations read the resulting :class:`Trace`; they never run a solver.
+A solver kernel receives :class:`Buffers` and appends a :data:`Row` every ``every`` steps
+(:func:`append`; the linear solvers through :func:`record`); with ``every == 0`` the buffers are
+empty and the kernel computes nothing extra. Plots and animations read the resulting
+:class:`Trace`; they never run a solver.
 """
 
 import time
@@ -12,32 +13,40 @@ from dataclasses import dataclass
 import numpy as np
 from numba import njit, objmode
 
-FIELDS = ("epoch", "primal", "dual", "gap", "kkt", "n_active", "dw_norm", "time")
+FIELDS = ("epoch", "primal", "dual", "gap", "kkt", "n_active", "dw_norm", "time", "intercept")
 MAX_SNAPSHOTS = 64
 MAX_ROWS = 2048  # a trace keeps at most this many records, thinned as it fills (not sized by max_iter)
 MAX_SNAPSHOT_FLOATS = 4_000_000
 
-Buffers = namedtuple("Buffers", "every rows state clock snap_epoch snap_alpha snap_w")
+Buffers = namedtuple("Buffers", "every rows state clock snap_epoch snap_alpha snap_w snap_b")
 Buffers.__doc__ = """Trace buffers a numba kernel writes into.
 
-every: record every k epochs (0: off); rows: (R, 8) float64, one row per record, columns
+every: record every k steps (0: off); rows: (R, 9) float64, one row per record, columns
 FIELDS, R <= MAX_ROWS; state: int64 [records, snapshots, snapshot stride, record stride] (records
-are kept every ``every * record stride`` epochs; the stride doubles, dropping every other row,
-when the rows fill); clock: float64 [start, time spent
-recording, start of the current record]; snap_*: bounded snapshots of alpha and w.
+are kept every ``every * record stride`` steps; the stride doubles, dropping every other row,
+when the rows fill); clock: float64 [start, time spent recording, start of the current record];
+snap_*: bounded snapshots of alpha, w (empty for kernel solvers) and the intercept.
 """
+
+Row = namedtuple("Row", "epoch primal dual kkt n_active dw_norm time intercept")
+Row.__doc__ = """One record as a solver kernel appends it (:func:`append`): the step count, P, D, the KKT
+violation, the active set size, |w_k - w_(k-1)|, the solver's seconds and the intercept b
+(nan where the solver keeps b as a weight of w: the linear solvers' regularized bias)."""
 
 
 @dataclass
 class Trace:
-    """A solver's record, one entry per recorded epoch.
+    """A solver's record, one entry per recorded step.
 
-    ``epoch`` counts passes over the data; ``primal``, ``dual`` and ``gap`` are P(w), D(alpha)
-    and P - D of the book's C-form problem; ``kkt`` the KKT violation (see
+    ``epoch`` counts the solver's steps in units of ``unit``: "epoch", passes over the data,
+    for every solver but SMO, whose steps are single pair updates ("pair update");
+    ``primal``, ``dual`` and ``gap`` are P(w), D(alpha) and P - D of the book's C-form problem; ``kkt`` the KKT violation (see
     :func:`svmlab.objective.kkt_violation`); ``n_active`` the samples the solver still works on
     (the active set with shrinking, else the support vectors, or for the primal subgradient the
     margin violators); ``dw_norm`` is |w_k - w_(k-1)| between recorded epochs; ``time`` the
-    solver's seconds since it started, without the cost of recording.
+    solver's seconds since it started, without the cost of recording; ``intercept`` the bias b
+    of the kernel solvers (nan for the linear ones, whose bias is a weight of w: see
+    ``snapshot_intercept``).
 
     ``snapshot_*`` hold at most ``MAX_SNAPSHOTS`` states (alpha, coef, intercept) spread evenly
     over the run, the last state always among them: the frames of an animation.
@@ -56,6 +65,12 @@ class Trace:
     snapshot_alpha: np.ndarray
     snapshot_coef: np.ndarray
     snapshot_intercept: np.ndarray
+    intercept: np.ndarray = None
+    unit: str = "epoch"
+
+    def __post_init__(self):
+        if self.intercept is None:  # a trace made by hand, without intercepts
+            self.intercept = np.full(len(self.epoch), np.nan)
 
     def __len__(self):
         return len(self.epoch)
@@ -63,7 +78,7 @@ class Trace:
     def __repr__(self):
         if not len(self):
             return f"Trace({self.solver!r}, empty)"
-        return (f"Trace({self.solver!r}, {len(self)} records, epochs {self.epoch[0]}..{self.epoch[-1]}, "
+        return (f"Trace({self.solver!r}, {len(self)} records, {self.unit}s {self.epoch[0]}..{self.epoch[-1]}, "
                 f"final gap {self.gap[-1]:.3e}, {len(self.snapshot_epoch)} snapshots)")
 
 
@@ -83,12 +98,16 @@ class Recorder:
             np.zeros(n_snap, dtype=np.int64),
             np.zeros((n_snap, n_samples if on else 0)),
             np.zeros((n_snap, w_size if on else 0)),
+            np.zeros(n_snap),
         )
 
-    def to_trace(self, solver, coef_and_intercept):
+    def to_trace(self, solver, coef_and_intercept, unit="epoch"):
         """The :class:`Trace`, or None when nothing was recorded.
 
-        ``coef_and_intercept`` maps a solver's w vector to (coef, intercept) in user units.
+        ``coef_and_intercept`` maps a solver's w vector to (coef, intercept) in user units. A
+        snapshot's intercept is the one the solver recorded (:func:`append`), or where it
+        recorded none (nan: :func:`record`, whose solvers keep b in w) the one of its w.
+        ``unit`` names the solver's step (its state's ``unit``).
         """
         if self.every == 0:
             return None
@@ -97,13 +116,14 @@ class Recorder:
         k = b.state[1]
         pairs = [coef_and_intercept(w) for w in b.snap_w[:k]]
         coef = np.array([p[0] for p in pairs]) if pairs else np.zeros((0, 0))
-        intercept = np.array([p[1] for p in pairs], dtype=float)
+        of_w = np.array([p[1] for p in pairs], dtype=float)
+        intercept = np.where(np.isnan(b.snap_b[:k]), of_w, b.snap_b[:k])
         columns = {name: rows[:, j].copy() for j, name in enumerate(FIELDS)}
         columns["epoch"] = columns["epoch"].astype(np.int64)
         columns["n_active"] = columns["n_active"].astype(np.int64)
         return Trace(solver, **columns, snapshot_epoch=b.snap_epoch[:k].copy(),
                      snapshot_alpha=b.snap_alpha[:k].copy(), snapshot_coef=coef,
-                     snapshot_intercept=intercept)
+                     snapshot_intercept=intercept, unit=unit)
 
 
 @njit(cache=True)
@@ -139,29 +159,36 @@ def pause(buf):
 
 @njit(cache=True)
 def record(buf, epoch, primal, dual, kkt, n_active, dw_norm, solver_time, alpha, w, last):
-    """Append one row, keep a snapshot when due, and restart the solver's clock. When the rows
-    are full but for the last, every other record is dropped and the record stride doubles, so
-    that the trace spans the whole run in a bounded buffer."""
+    """:func:`append` for a linear solver, whose intercept is a weight of w (the row's is nan)."""
+    append(buf, Row(epoch, primal, dual, kkt, n_active, dw_norm, solver_time, np.nan), alpha, w, last)
+
+
+@njit(cache=True)
+def append(buf, row, alpha, w, last):
+    """Append one :data:`Row`, keep a snapshot (alpha, w, intercept) when due, and restart the
+    solver's clock. When the rows are full but for the last, every other record is dropped and
+    the record stride doubles, so that the trace spans the whole run in a bounded buffer."""
     if not last and buf.state[0] >= buf.rows.shape[0] - 1:
         _thin(buf)
-        if epoch % (buf.every * buf.state[3]) != 0:
+        if row.epoch % (buf.every * buf.state[3]) != 0:
             buf.clock[1] += now() - buf.clock[2]
             return
     k = buf.state[0]
     if k < buf.rows.shape[0]:
-        row = buf.rows[k]
-        row[0] = epoch
-        row[1] = primal
-        row[2] = dual
-        row[3] = primal - dual
-        row[4] = kkt
-        row[5] = n_active
-        row[6] = dw_norm
-        row[7] = solver_time
+        out = buf.rows[k]
+        out[0] = row.epoch
+        out[1] = row.primal
+        out[2] = row.dual
+        out[3] = row.primal - row.dual
+        out[4] = row.kkt
+        out[5] = row.n_active
+        out[6] = row.dw_norm
+        out[7] = row.time
+        out[8] = row.intercept
         buf.state[0] = k + 1
         # np.int64: a solver's first record passes the constant 0, which numba would otherwise
         # carry as a literal type into a second compilation of _snapshot and _store
-        _snapshot(buf, k, np.int64(epoch), alpha, w, last)
+        _snapshot(buf, k, np.int64(row.epoch), alpha, w, row.intercept, last)
     buf.clock[1] += now() - buf.clock[2]
 
 
@@ -178,7 +205,7 @@ def _thin(buf):
 
 
 @njit(cache=True)
-def _snapshot(buf, k, epoch, alpha, w, last):
+def _snapshot(buf, k, epoch, alpha, w, b, last):
     """Keep records 0, s, 2s, ... with s doubling whenever the buffer fills; always the last."""
     cap = buf.snap_epoch.shape[0]
     stride = buf.state[2]
@@ -187,21 +214,22 @@ def _snapshot(buf, k, epoch, alpha, w, last):
         return
     if s == cap:
         for j in range(cap // 2):
-            _store(buf, j, buf.snap_epoch[2 * j], buf.snap_alpha[2 * j], buf.snap_w[2 * j])
+            _store(buf, j, buf.snap_epoch[2 * j], buf.snap_alpha[2 * j], buf.snap_w[2 * j], buf.snap_b[2 * j])
         s = cap // 2
         stride *= 2
         buf.state[2] = stride
         if k % stride != 0 and not last:
             buf.state[1] = s
             return
-    _store(buf, s, epoch, alpha, w)
+    _store(buf, s, epoch, alpha, w, b)
     buf.state[1] = s + 1
 
 
 @njit(cache=True)
-def _store(buf, s, epoch, alpha, w):
+def _store(buf, s, epoch, alpha, w, b):
     # element loops: numba compiles slice assignment between arrays far more slowly
     buf.snap_epoch[s] = epoch
+    buf.snap_b[s] = b
     for j in range(alpha.shape[0]):
         buf.snap_alpha[s, j] = alpha[j]
     for j in range(w.shape[0]):

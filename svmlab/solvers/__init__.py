@@ -108,7 +108,8 @@ KERNEL = {
     "smo": Solver("smo", "solve", (SHRINKING, SELECTION, CACHE_SIZE), (FREE_BIAS,)),
     "dcd": Solver("kernel_dcd", "solve", (SHRINKING, CACHE_SIZE), (NO_BIAS,)),
 }
-# regression: solve(X, kernel, z, Ci, epsilon, tol, max_iter, rng, buf, **options)
+# regression: solve_regression(KernelRegressionProblem, Stop, buffers, rng, alpha0, **options), its
+# state from the module's start_regression
 KERNEL_REGRESSION = {
     "smo": Solver("smo", "solve_regression", (SHRINKING, CACHE_SIZE)),
 }
@@ -176,6 +177,10 @@ def _declared(table):
 KernelProblem = namedtuple("KernelProblem", "X kernel y Ci code free")
 KernelProblem.__doc__ = """One binary kernel problem: the samples X, the kernel (kernels.make_kernel),
 labels y in {-1, +1}, the penalties C_i, the loss code and whether the bias is free."""
+
+KernelRegressionProblem = namedtuple("KernelRegressionProblem", "X kernel z Ci epsilon")
+KernelRegressionProblem.__doc__ = """One kernel epsilon-SVR problem (L1 loss, free bias): the samples X, the
+kernel, the targets z, the penalties C_i and the tube's half-width epsilon."""
 
 
 def starter(table, name):

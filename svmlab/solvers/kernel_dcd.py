@@ -13,11 +13,13 @@ kernel column) f is linear in alpha_i and the step goes to the end of the box.
 Shrinking (``shrinking=True``) is LIBLINEAR's: a variable at a bound whose gradient pushes it
 out of the box by more than the largest projected gradient of the previous epoch leaves the
 active set; the gradient is rebuilt on the whole set when the active one is solved.
-Stops when max PG - min PG over an epoch is at most ``tol`` (LIBLINEAR's rule), or after
-``max_iter`` epochs; the trace is recorded every ``k`` epochs. A run advances in slices of
-epochs through :func:`svmlab.solvers.slices.run` (Ctrl-C between slices; the iterates do not
-depend on the slicing), on the :mod:`Q-matrix <svmlab.solvers.qmatrix>` and the shared
-:mod:`dual state <svmlab.solvers.dual_state>` of SMO.
+Stops when M - m, the largest minus the smallest PG of an epoch (the names of
+:mod:`svmlab.solvers.dcd`), is at most ``tol`` (LIBLINEAR's rule), or after
+``max_iter`` epochs; the trace is recorded every ``k`` epochs. A run is a state (:func:`start`)
+advanced in slices of epochs by :func:`svmlab.solvers.slices.run` (Ctrl-C and ``callback``
+between slices; the iterates do not depend on the slicing), on the :mod:`Q-matrix
+<svmlab.solvers.qmatrix>` and the shared :mod:`dual state <svmlab.solvers.dual_state>` of SMO;
+``alpha0`` (warm_start) starts it from a previous alpha clipped to the new box.
 
 ``fit_intercept=True`` is refused: a free bias adds sum_i y_i alpha_i = 0, which
 single-coordinate steps cannot keep (use ``solver="smo"``).
@@ -31,61 +33,66 @@ from numba import njit
 from .. import objective as obj
 from .. import trace
 from ..kernel_rows import prepare
-from ..validation import check_bool, positive_number
-from . import SolverResult
-from .dcd import shuffle
-from . import qmatrix, slices
-from .dual_state import due, new_scratch, new_state, reconstruct_gradient, record, set_alpha, update_gradient_bar
-from .kernel_cache import fit_to_active, new_generation, opened
+from ..validation import check_bool
+from . import SolverResult, qmatrix, slices
+from .coordinate import clipped_step, shuffle
+from .dual_state import (DualRun, Problem, held_cache, new_scratch, new_state, reconstruct_gradient, record_row,
+                         row_due, set_alpha, start_from, update_gradient_bar)
+from .kernel_cache import fit_to_active, new_generation
 from .qmatrix import q_column
 
+Rule = namedtuple("Rule", "tol max_iter shrinking seed")
+ACTIVE, EPOCH, CONVERGED = range(3)  # a run's integer counters
+M_OLD, M_LOW = range(2)  # its float ones: the largest and smallest PG of the last epoch (dcd's M_old, m_old)
 
-def solve(X, kernel, y, Ci, code, free, tol, max_iter, rng, buf, shrinking, cache_size):
-    """Run the kernel; see the module docstring."""
+
+def start(problem, stop, buf, rng, alpha0=None, shrinking=True, cache_size=200):
+    """A kernel DCD state on ``problem`` (a ``solvers.KernelProblem`` without a bias), from 0 or
+    from ``alpha0`` clipped to the box; ``stop`` a ``coordinate.Stop``."""
+    X, kernel, y, Ci, code, free = problem
     if free:
         raise ValueError("solver='dcd' solves the dual without a bias: single-coordinate steps cannot keep the "
                          "equality constraint of a free bias. Use fit_intercept=False, or solver='smo'.")
     n = y.shape[0]
     kr = prepare(X, kernel)
-    shrinking, seed = check_bool(shrinking, "shrinking"), int(rng.integers(2 ** 31))
-    sc = new_scratch(kr, n, buf.rows.shape[0])
-    with opened(n, positive_number(cache_size, "cache_size")) as cache:
-        prob = Problem(qmatrix.classification(cache, kr, y), np.full(n, -1.0), Ci, code)
-        run = slices.run(_Run(prob, Rule(tol, max_iter, shrinking, seed), buf, sc), "dcd")
-    return SolverResult(run.st.alpha, None, 0.0, int(run.loop[EPOCH]), bool(run.loop[CONVERGED]))
+    rule = Rule(stop.tol, stop.max_iter, check_bool(shrinking, "shrinking"), int(rng.integers(2 ** 31)))
+    hold, cache = held_cache(n, cache_size)
+    prob = Problem(qmatrix.classification(cache, kr, y), np.full(n, -1.0), Ci, code, False, np.zeros(0), 0.0)
+    return State(prob, rule, buf, new_scratch(kr, n, buf.rows.shape[0]), hold, alpha0)
 
 
-Problem = namedtuple("Problem", "Q p Ci code")
-Problem.__doc__ = "min 1/2 alpha' (Q + D) alpha + p' alpha over 0 <= alpha <= U(Ci, code)."
-Rule = namedtuple("Rule", "tol max_iter shrinking seed")
-ACTIVE, EPOCH, CONVERGED = range(3)  # a run's integer counters; its float ones: the PG bounds of the last epoch
+def solve(problem, stop, buf, rng, alpha0=None, **options):
+    """The registry's one-call entry: the whole run of :func:`start`; returns its SolverResult."""
+    return slices.run(start(problem, stop, buf, rng, alpha0, **options), "dcd").result()
 
 
-class _Run:
+class State(DualRun):
     """A kernel DCD run as a state that :func:`svmlab.solvers.slices.run` advances by at most
     ``budget`` epochs a slice; slicing leaves the iterates unchanged bit for bit."""
 
     unit = "epoch"
 
-    def __init__(self, prob, rule, buf, sc):
+    def __init__(self, prob, rule, buf, sc, hold, alpha0):
+        super().__init__(hold)
         self.prob, self.rule, self.buf, self.sc = prob, rule, buf, sc
-        self.st, self.loop, self.pg_old = _begin(prob, rule, buf, sc)
+        alpha0 = np.zeros(0) if alpha0 is None else np.asarray(alpha0, dtype=np.float64)
+        self.st, self.loop, self.bounds = _begin(prob, rule, buf, sc, alpha0)
 
-    def advance(self, budget):
-        return _advance(self.prob, self.rule, self.st, self.loop, self.pg_old, self.buf, self.sc, budget)
+    def _slice(self, budget):
+        return _advance(self.prob, self.rule, self.st, self.loop, self.bounds, self.buf, self.sc, budget)
 
     def status(self):
         return self.loop[EPOCH], self.loop[ACTIVE], np.nan
 
+    def result(self):
+        return SolverResult(self.st.alpha, None, 0.0, int(self.loop[EPOCH]), bool(self.loop[CONVERGED]))
+
 
 @njit(cache=True)
 def _step(st, Q, i, active_size, work):
-    """The exact minimisation of f along alpha_i, clipped to [0, U_i], and the gradient update."""
-    a, g, u = st.alpha[i], st.G[i], st.U[i]
-    if st.QD[i] > 0.0:
-        new = min(max(a - g / st.QD[i], 0.0), u)
-    else:
-        new = u if g < 0.0 else 0.0
+    """The exact minimisation of f along alpha_i, clipped to [0, U_i] (eq. 3.5), and the gradient update."""
+    a, u = st.alpha[i], st.U[i]
+    new = clipped_step(a, st.G[i], st.QD[i], u)
     d = new - a
     set_alpha(st, Q.s, i, new)
     Qi = q_column(Q, i, st.order, active_size, work)
@@ -99,60 +106,63 @@ def _step(st, Q, i, active_size, work):
 
 
 @njit(cache=True)
-def _begin(prob, rule, buf, sc):
-    """The initial state, counters (active size, epoch, converged) and PG bounds; records epoch 0."""
+def _begin(prob, rule, buf, sc, alpha0):
+    """The initial state (at alpha0 when it is not empty), counters (active size, epoch,
+    converged) and PG bounds; records epoch 0."""
     np.random.seed(rule.seed)
     n = prob.Q.s.shape[0]
     st = new_state(prob.Q, prob.p, prob.Ci, prob.code)
     trace.start(buf)
-    if due(buf, 0, False, sc):
-        record(buf, 0, False, st, prob.Q, prob.Ci, prob.code, False, n, sc)
+    if alpha0.shape[0] > 0:
+        start_from(st, prob, alpha0, sc.work)
+    if row_due(buf, 0, False, sc):
+        record_row(buf, 0, False, st, prob, n, sc)
     return st, np.array([n, 0, 0], dtype=np.int64), np.array([np.inf, -np.inf])
 
 
 @njit(cache=True)
-def _advance(prob, rule, st, loop, pg_old, buf, sc, budget):
+def _advance(prob, rule, st, loop, bounds, buf, sc, budget):
     """At most ``budget`` epochs; returns (epochs run, finished)."""
-    Q, Ci, code = prob.Q, prob.Ci, prob.code
+    Q = prob.Q
     n, cache = Q.s.shape[0], Q.cache
     order = st.order
     active_size, epoch, converged = loop[ACTIVE], loop[EPOCH], loop[CONVERGED] != 0
-    pg_max_old, pg_min_old = pg_old[0], pg_old[1]
-    start = epoch
-    while epoch < rule.max_iter and not converged and epoch - start < budget:
+    M_old, m_old = bounds[M_OLD], bounds[M_LOW]
+    first = epoch
+    while epoch < rule.max_iter and not converged and epoch - first < budget:
         epoch += 1
         if active_size == n:
             new_generation(cache)
         shuffle(order, active_size)
-        pg_max, pg_min = -np.inf, np.inf
+        M_new, m_new = -np.inf, np.inf
         s = 0
         while s < active_size:
             i = order[s]
             a, g, u = st.alpha[i], st.G[i], st.U[i]
-            if rule.shrinking and ((a <= 0.0 and g > pg_max_old) or (a >= u and g < pg_min_old)):
+            if rule.shrinking and ((a <= 0.0 and g > M_old) or (a >= u and g < m_old)):
                 active_size -= 1
                 order[s], order[active_size] = order[active_size], order[s]
                 continue
             pg = obj.projected(a, g, u)
-            pg_max = max(pg_max, pg)
-            pg_min = min(pg_min, pg)
+            M_new = max(M_new, pg)
+            m_new = min(m_new, pg)
             if abs(pg) > 1e-12:
                 _step(st, Q, i, active_size, sc.work)
             s += 1
         fit_to_active(cache, order, active_size)
-        if pg_max - pg_min <= rule.tol:
+        if M_new - m_new <= rule.tol:
             if active_size == n:
                 converged = True
             else:  # the shrunk problem is solved: rebuild the gradient and check the whole one
                 reconstruct_gradient(st, Q, active_size, sc.work)
                 active_size = n
-                pg_max_old, pg_min_old = np.inf, -np.inf
+                M_old, m_old = np.inf, -np.inf
         else:
-            pg_max_old = pg_max if pg_max > 0.0 else np.inf
-            pg_min_old = pg_min if pg_min < 0.0 else -np.inf
+            M_old = M_new if M_new > 0.0 else np.inf
+            m_old = m_new if m_new < 0.0 else -np.inf
         done = converged or epoch >= rule.max_iter
-        if due(buf, epoch, done, sc):
-            record(buf, epoch, done, st, Q, Ci, code, False, active_size, sc)
+        if row_due(buf, epoch, done, sc):
+            record_row(buf, epoch, done, st, prob, active_size, sc)
     loop[ACTIVE], loop[EPOCH], loop[CONVERGED] = active_size, epoch, converged
-    pg_old[0], pg_old[1] = pg_max_old, pg_min_old
-    return epoch - start, converged or epoch >= rule.max_iter
+    bounds[M_OLD], bounds[M_LOW] = M_old, m_old
+    return epoch - first, converged or epoch >= rule.max_iter
