@@ -15,7 +15,8 @@ from tqdm import tqdm
 
 import svmlab
 from svmlab.kernels import make_kernel
-from svmlab.solvers import smo
+from svmlab.solvers import KernelProblem, smo
+from svmlab.solvers.coordinate import Stop
 from svmlab.solvers.kernel_cache import layout
 from svmlab.trace import Recorder
 
@@ -48,10 +49,11 @@ def against_svc(sizes, Cs, repeats):
 
 
 def _run(X, y, C, tol, cache_size, selection, shrinking=True):
-    kernel = make_kernel("rbf", X)
-    buf = Recorder(0, 1000, len(y), 1).buffers
-    return smo.run(X, kernel, y, np.full(len(y), C), 0, True, tol, 1000, np.random.default_rng(0), buf,
-                   shrinking, selection, cache_size)
+    """smo.run on the hinge with a free bias: (SolverResult, SMOInfo)."""
+    problem = KernelProblem(X, make_kernel("rbf", X), y, np.full(len(y), C), 0, True)
+    buf = Recorder(0, 1000, len(y), 0).buffers
+    return smo.run(problem, Stop(tol, 1000), buf, np.random.default_rng(0), shrinking=shrinking, selection=selection,
+                   cache_size=cache_size)
 
 
 def _updates(X, y, C, tol, cache_size, selection):

@@ -48,6 +48,7 @@ _SIZE_PLAIN = 12.0  # points drawn without alpha
 
 _AXIS_WORDS = {
     "epoch": "epoch (passes over the data)",
+    "pair update": "pair updates (SMO iterations)",
     "time": "time (s)",
     "primal": "primal P(w)",
     "dual": "dual D(alpha)",
@@ -239,6 +240,15 @@ def _suffix(label, text):
     return text if label is None else f"{label}: {text}"
 
 
+def _x_words(pairs, x):
+    """The x axis label: for ``x="epoch"`` the unit the traces count their steps in
+    (``Trace.unit``: SMO's are pair updates), else the field's words."""
+    if x != "epoch":
+        return _AXIS_WORDS.get(x, x)
+    units = dict.fromkeys(getattr(trace, "unit", "epoch") for _, trace in pairs)
+    return "; ".join(_AXIS_WORDS.get(unit, unit) for unit in units)
+
+
 def plot_convergence(traces, field="gap", x="epoch", ax=None, labels=None, logy=True):
     """One recorded quantity of one or more solver runs against epochs (or time).
 
@@ -266,7 +276,7 @@ def plot_convergence(traces, field="gap", x="epoch", ax=None, labels=None, logy=
             _trace_line(ax, xs, _trace_values(trace, field), log, label=label)
     if log:
         ax.set_yscale("log")
-    ax.set_xlabel(_AXIS_WORDS.get(x, x))
+    ax.set_xlabel(_x_words(pairs, x))
     ax.set_ylabel(_AXIS_WORDS.get(field, field))
     if field == "objective" or any(label is not None for label, _ in pairs):
         ax.legend(fontsize="small")
@@ -294,7 +304,7 @@ def plot_iterate_norms(traces, radius=None, intercept_scaling=1.0, ax=None, labe
         ax.axhline(float(radius), color="black", linestyle="dashed", linewidth=1.0,
                    label="radius 1/sqrt(lambda)")
     ax.set_yscale("log")
-    ax.set_xlabel(_AXIS_WORDS["epoch"])
+    ax.set_xlabel(_x_words(pairs, "epoch"))
     ax.set_ylabel("|w| of the iterate")
     if radius is not None or any(label is not None for label, _ in pairs):
         ax.legend(fontsize="small")
@@ -512,7 +522,8 @@ def plot_solver_race(traces, p_star=None, x="epoch", ax=None, floor=1e-12, legen
     every record after the start. With ``legend`` the legend sits outside, right of the Axes.
     """
     ax = _axes(ax)
-    for label, trace in _labelled_traces(traces, None):
+    pairs = _labelled_traces(traces, None)
+    for label, trace in pairs:
         certified, values = relative_gap(trace, p_star)
         xs = _trace_values(trace, x)
         keep = xs > 0
@@ -520,7 +531,7 @@ def plot_solver_race(traces, p_star=None, x="epoch", ax=None, floor=1e-12, legen
         _trace_line(ax, xs[keep], np.maximum(values[keep], floor), True, label=label, **style)
     ax.set_xscale("log")
     ax.set_yscale("log")
-    ax.set_xlabel(_AXIS_WORDS.get(x, x))
+    ax.set_xlabel(_x_words(pairs, x))
     ax.set_ylabel("relative gap (dashed: (P - P*) / P*)")
     if legend:
         ax.legend(fontsize="x-small", loc="upper left", bbox_to_anchor=(1.02, 1.0))

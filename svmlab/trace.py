@@ -31,7 +31,7 @@ snap_*: bounded snapshots of alpha, w (empty for kernel solvers) and the interce
 Row = namedtuple("Row", "epoch primal dual kkt n_active dw_norm time intercept")
 Row.__doc__ = """One record as a solver kernel appends it (:func:`append`): the step count, P, D, the KKT
 violation, the active set size, |w_k - w_(k-1)|, the solver's seconds and the intercept b
-(nan where the solver keeps b as a weight of w: the linear solvers' regularized bias)."""
+(nan where the solver keeps b as a weight of w, as the linear solvers' regularized bias)."""
 
 
 @dataclass
@@ -40,12 +40,13 @@ class Trace:
 
     ``epoch`` counts the solver's steps in units of ``unit``: "epoch", passes over the data,
     for every solver but SMO, whose steps are single pair updates ("pair update");
-    ``primal``, ``dual`` and ``gap`` are P(w), D(alpha) and P - D of the book's C-form problem; ``kkt`` the KKT violation (see
-    :func:`svmlab.objective.kkt_violation`); ``n_active`` the samples the solver still works on
-    (the active set with shrinking, else the support vectors, or for the primal subgradient the
-    margin violators); ``dw_norm`` is |w_k - w_(k-1)| between recorded epochs; ``time`` the
-    solver's seconds since it started, without the cost of recording; ``intercept`` the bias b
-    of the kernel solvers (nan for the linear ones, whose bias is a weight of w: see
+    ``primal``, ``dual`` and ``gap`` are P(w), D(alpha) and P - D of the book's C-form
+    problem; ``kkt`` the KKT violation (see :func:`svmlab.objective.kkt_violation`);
+    ``n_active`` the samples the solver still works on (the active set with shrinking, else the
+    support vectors, or for the primal subgradient the margin violators); ``dw_norm`` is
+    |w_k - w_(k-1)| between records; ``time`` the solver's seconds since it started, without the
+    cost of recording; ``intercept`` the bias b of SMO and kernel DCD (nan for the solvers that
+    keep b as a weight of w, the linear ones and the kernel dual gradient: see
     ``snapshot_intercept``).
 
     ``snapshot_*`` hold at most ``MAX_SNAPSHOTS`` states (alpha, coef, intercept) spread evenly
@@ -159,7 +160,8 @@ def pause(buf):
 
 @njit(cache=True)
 def record(buf, epoch, primal, dual, kkt, n_active, dw_norm, solver_time, alpha, w, last):
-    """:func:`append` for a linear solver, whose intercept is a weight of w (the row's is nan)."""
+    """:func:`append` for a solver that keeps its intercept as a weight of w (the linear ones, the
+    kernel dual gradient): the row's intercept is nan."""
     append(buf, Row(epoch, primal, dual, kkt, n_active, dw_norm, solver_time, np.nan), alpha, w, last)
 
 

@@ -12,24 +12,27 @@ import warnings
 import numpy as np
 import pytest
 
+import svmlab
 from svmlab import datasets
-from svmlab.estimators import ConvergenceWarning, KernelSVM, LinearSVM
-from svmlab.solvers import KERNEL, LINEAR, starter
+from svmlab.estimators import ConvergenceWarning, KernelSVM, LinearSVM, kernel_snapshot
+from svmlab.kernels import make_kernel
+from svmlab.solvers import KERNEL, KERNEL_REGRESSION, LINEAR, KernelProblem, KernelRegressionProblem, starter
 from svmlab.solvers.coordinate import Problem, Stop
 from svmlab.solvers.slices import GROWTH, Progress, next_budget
 from svmlab.trace import Recorder
 
-REGISTRY = [("LinearSVM", name) for name in LINEAR] + [("KernelSVM", name) for name in KERNEL]
+TABLES = {"LinearSVM": LINEAR, "KernelSVM": KERNEL, "KernelSVR": KERNEL_REGRESSION}
+REGISTRY = [(cls, name) for cls, table in TABLES.items() for name in table]
 
 CHILD = textwrap.dedent("""
     import sys, time
     import numpy as np
-    from svmlab.estimators import {cls}
+    from svmlab import {cls}
     rng = np.random.default_rng(0)
     n = {n}
     X = rng.normal(size=(n, 10))
     y = np.where(X[:, 0] + rng.normal(size=n) > 0, 1, -1)  # overlapping classes: no early optimum
-    kw = dict(solver={solver!r}, random_state=0, trace={trace}, {extra})
+    kw = dict(solver={solver!r}, trace={trace}, {extra})
     {cls}(max_iter=2, **kw).fit(X, y)  # compile (or load from the cache) first
     model = {cls}(tol=1e-300, max_iter=10**9, **kw)
     print("fitting", flush=True)
@@ -44,8 +47,9 @@ CHILD = textwrap.dedent("""
 def interrupt(cls, solver, trace=False):
     """Start a long fit in a child, send it SIGINT once it fits, and return what the child caught
     and the seconds from the signal to the exception in the child."""
-    extra = "fit_intercept=False" if (cls, solver) == ("KernelSVM", "dcd") else ""
-    n = 300 if cls == "KernelSVM" else 3000
+    extra = "" if cls == "KernelSVR" else "random_state=0, "  # KernelSVR has no random_state, as SVR
+    extra += "fit_intercept=False" if (cls, solver) == ("KernelSVM", "dcd") else ""
+    n = 3000 if cls == "LinearSVM" else 300
     code = CHILD.format(cls=cls, solver=solver, n=n, trace=trace, extra=extra)
     child = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                              text=True, env=os.environ.copy())
@@ -64,9 +68,7 @@ def interrupt(cls, solver, trace=False):
 
 @pytest.mark.parametrize("cls, solver", REGISTRY)
 def test_sigint_raises_keyboard_interrupt_between_slices(cls, solver):
-    table = LINEAR if cls == "LinearSVM" else KERNEL
-    if starter(table, solver) is None:
-        pytest.skip(f"{cls}(solver={solver!r}) still runs in one numba call (it has no start())")
+    assert starter(TABLES[cls], solver) is not None, f"{cls}(solver={solver!r}) has no start()"
     caught, seconds = interrupt(cls, solver)
     print(f"{cls}(solver={solver!r}): {caught} {seconds * 1000:.0f} ms after SIGINT")
     assert caught == "KeyboardInterrupt"
@@ -89,26 +91,62 @@ SLICED = [("dcd", {}), ("dcd", dict(order="random", stopping="dw")), ("subgradie
           ("pegasos", dict(output="random"))]
 
 
-@pytest.mark.parametrize("solver, options", SLICED)
-def test_one_epoch_slices_give_the_iterates_of_one_call(data, solver, options):
+# kernel solvers: (table, name, options); a small cache makes SMO shrink its slots (kernel_cache.fit_to_active)
+KERNEL_SLICED = [(KERNEL, "smo", {}), (KERNEL, "smo", dict(selection="random")),
+                 (KERNEL, "smo", dict(selection="max_violating", cache_size=0.01)),
+                 (KERNEL, "smo", dict(shrinking=False)), (KERNEL, "dcd", {}), (KERNEL, "dcd", dict(cache_size=0.01)),
+                 (KERNEL_REGRESSION, "smo", {})]
+
+
+def _kernel_problem(data, table, name):
     X, y = data
     y_pm = np.where(y == y.max(), 1.0, -1.0)
-    start = starter(LINEAR, solver)
+    Ci, kernel = np.full(len(y), 0.5), make_kernel("rbf", X)
+    if table is KERNEL_REGRESSION:
+        return KernelRegressionProblem(X, kernel, X[:, 0] + 0.1 * y_pm, Ci, 0.1)
+    return KernelProblem(X, kernel, y_pm, Ci, 0, name == "smo")
+
+
+def _sliced_and_whole(start, problem, options, w_size, coef_and_intercept):
+    """The state of ``start`` run one unit a slice and in one slice: [(result, trace, slices), ...]."""
     runs = []
-    for budget in (1, 10**6):  # one epoch a slice, or the whole run in one
-        recorder = Recorder(1, 40, len(y), X.shape[1] + 1)
-        state = start(Problem(X, y_pm, np.full(len(y), 0.5), 0, 1.0), Stop(1e-6, 40), recorder.buffers,
-                      np.random.default_rng(7), None, **options)
+    for budget in (1, 10**9):
+        recorder = Recorder(1, 40, len(problem[2]), w_size)
+        state = start(problem, Stop(1e-6, 40), recorder.buffers, np.random.default_rng(7), None, **options)
         slices = 0
         while not state.advance(budget)[1]:
             slices += 1
-        runs.append((state.result(), recorder.to_trace(solver, lambda w: (w[:-1], w[-1])), slices))
+        runs.append((state.result(), recorder.to_trace("", coef_and_intercept, state.unit), slices))
+    return runs
+
+
+def _assert_the_same_iterates(runs):
     (one, trace_one, n_one), (whole, trace_whole, n_whole) = runs
     assert n_one > n_whole == 0
     np.testing.assert_array_equal(one.alpha, whole.alpha)
     np.testing.assert_array_equal(one.w, whole.w)
-    assert one.n_iter == whole.n_iter
+    assert one.b == whole.b and one.n_iter == whole.n_iter and one.converged == whole.converged
+    np.testing.assert_array_equal(trace_one.epoch, trace_whole.epoch)
     np.testing.assert_array_equal(trace_one.primal, trace_whole.primal)
+    np.testing.assert_array_equal(trace_one.intercept, trace_whole.intercept)
+
+
+@pytest.mark.parametrize("solver, options", SLICED)
+def test_one_epoch_slices_give_the_iterates_of_one_call(data, solver, options):
+    X, y = data
+    y_pm = np.where(y == y.max(), 1.0, -1.0)
+    problem = Problem(X, y_pm, np.full(len(y), 0.5), 0, 1.0)
+    _assert_the_same_iterates(_sliced_and_whole(starter(LINEAR, solver), problem, options, X.shape[1] + 1,
+                                                lambda w: (w[:-1], w[-1])))
+
+
+@pytest.mark.parametrize("table, name, options", KERNEL_SLICED,
+                         ids=[f"{'svr' if t is KERNEL_REGRESSION else 'svm'}-{n}-{o}" for t, n, o in KERNEL_SLICED])
+def test_kernel_slices_of_one_unit_give_the_iterates_of_one_call(data, table, name, options):
+    """SMO (one pair update a slice), its epsilon-SVR and kernel DCD (one epoch a slice): the
+    state and the RNG stream carry over between slices, so the iterates are those of one call."""
+    problem = _kernel_problem(data, table, name)
+    _assert_the_same_iterates(_sliced_and_whole(starter(table, name), problem, options, 0, kernel_snapshot))
 
 
 @pytest.mark.parametrize("solver, tol", [("dcd", 1e-4), ("sdca", 1e-4), ("subgradient", 1e-3)])
@@ -132,11 +170,85 @@ def test_warm_start_from_the_optimum_stops_at_once(data):
     assert model.n_iter_ < first
 
 
+def _updates(model, X, y):
+    """Fit ``model`` and return the units (pair updates, epochs) its run took, seen by a callback."""
+    seen = []
+    model.set_params(callback=seen.append).fit(X, y)
+    return seen[-1].units
+
+
+KERNEL_MODELS = {"smo": lambda **kw: KernelSVM(tol=1e-6, random_state=0, **kw),
+                 "dcd": lambda **kw: KernelSVM(solver="dcd", fit_intercept=False, tol=1e-6, random_state=0, **kw),
+                 "svr": lambda **kw: svmlab.KernelSVR(epsilon=0.1, tol=1e-6, **kw)}
+
+
+def _targets(name, X, y):
+    return X[:, 0] + 0.3 * y if name == "svr" else y
+
+
+def _dual(model, X, y):
+    """D at the model's alpha, by the problem's definitions (svmlab.problem)."""
+    gamma = model._kernel.gamma
+    if isinstance(model, svmlab.KernelSVR):
+        problem = svmlab.SVRProblem(X, y, C=model.C, epsilon=model.epsilon, bias="free", kernel="rbf", gamma=gamma)
+        return problem.dual(model.alpha_)
+    bias = "free" if model.fit_intercept else "none"
+    return svmlab.SVMProblem(X, y, C=model.C, bias=bias, kernel="rbf", gamma=gamma).dual(model.alpha_)
+
+
+@pytest.mark.parametrize("name", KERNEL_MODELS)
+def test_kernel_warm_start_at_the_same_C_stops_sooner_at_the_same_dual(data, name):
+    X, y = data
+    z = _targets(name, X, y)
+    model = KERNEL_MODELS[name](C=2.0, warm_start=True)
+    cold = _updates(model, X, z)
+    d_cold = _dual(model, X, z)
+    warm = _updates(model, X, z)
+    assert warm < cold
+    assert _dual(model, X, z) == pytest.approx(d_cold, rel=1e-6)
+
+
+@pytest.mark.parametrize("name", KERNEL_MODELS)
+@pytest.mark.parametrize("C_old, C", [(2.0, 0.3), (0.3, 2.0)])
+def test_kernel_warm_start_at_a_new_C_reaches_the_cold_solution(data, name, C_old, C):
+    """From the old alpha clipped to the new box (and, with a free bias, rebalanced so that
+    sum y_i alpha_i = 0 holds again), the solution of a cold fit at the new C."""
+    X, y = data
+    z = _targets(name, X, y)
+    warm = KERNEL_MODELS[name](C=C_old, warm_start=True).fit(X, z)
+    warm.set_params(C=C).fit(X, z)
+    cold = KERNEL_MODELS[name](C=C).fit(X, z)
+    assert np.all(np.abs(warm.alpha_) <= C)
+    if name == "svr":
+        assert abs(warm.alpha_.sum()) <= 1e-12 * np.abs(warm.alpha_).sum()
+    elif name == "smo":
+        assert abs(warm.dual_coef_.sum()) <= 1e-12 * warm.alpha_.sum()
+    assert _dual(warm, X, z) == pytest.approx(_dual(cold, X, z), rel=1e-6)
+    assert warm.intercept_[0] == pytest.approx(cold.intercept_[0], abs=1e-4)
+
+
+@pytest.mark.parametrize("name", KERNEL_MODELS)
+def test_kernel_solvers_call_back_after_each_slice(data, name):
+    X, y = data
+    seen = []
+    model = KERNEL_MODELS[name](C=10.0, callback=seen.append).fit(X, _targets(name, X, y))
+    assert seen and all(isinstance(p, Progress) for p in seen)
+    units = [p.units for p in seen]
+    assert all(a <= b for a, b in zip(units, units[1:])) and seen[-1].finished
+    unit = "epoch" if name == "dcd" else "pair update"
+    assert all(p.unit == unit for p in seen)
+    per_epoch = 1 if name == "dcd" else len(y) * (2 if name == "svr" else 1)
+    assert model.n_iter_ == -(-units[-1] // per_epoch)
+
+
 def test_warm_start_refuses_other_samples(data):
     X, y = data
     model = LinearSVM(warm_start=True).fit(X, y)
     with pytest.raises(ValueError, match="same samples"):
         model.fit(X[:50], y[:50])
+    svr = svmlab.KernelSVR(warm_start=True).fit(X, X[:, 0])
+    with pytest.raises(ValueError, match="same samples"):
+        svr.fit(X[:50], X[:50, 0])
 
 
 def test_callback_sees_increasing_epochs_and_verbose_prints_a_line_per_slice(data, capsys):
@@ -189,13 +301,3 @@ def test_dcd_and_sdca_draw_the_same_permutation_and_make_the_same_steps(data):
         np.testing.assert_allclose(sdca.alpha_, dcd.alpha_, rtol=0, atol=1e-12)
         np.testing.assert_allclose(sdca.coef_, dcd.coef_, rtol=0, atol=1e-12)
         assert np.abs(other.alpha_ - dcd.alpha_).max() > 1e-6  # another seed: another path
-
-
-def test_a_solver_that_runs_in_one_call_says_callback_has_no_effect(data):
-    X, y = data
-    unsliced = [name for name in KERNEL if starter(KERNEL, name) is None]
-    if not unsliced:
-        pytest.skip("every solver runs in slices")
-    solver = unsliced[0]
-    with pytest.warns(UserWarning, match="runs in one call"):
-        KernelSVM(solver=solver, fit_intercept=solver != "dcd", callback=lambda p: None).fit(X, y)

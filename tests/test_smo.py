@@ -11,7 +11,8 @@ import svmlab
 from svmlab import datasets
 from svmlab.kernel_rows import column, prepare
 from svmlab.kernels import kernel_matrix, make_kernel
-from svmlab.solvers import dual_state, kernel_cache, qmatrix, smo
+from svmlab.solvers import KernelProblem, dual_state, kernel_cache, qmatrix, smo
+from svmlab.solvers.coordinate import Stop
 from svmlab.trace import Recorder
 
 from svmlab.reference import smo as ref
@@ -108,11 +109,11 @@ def test_squared_hinge_matches_the_reference():
     assert model.intercept_[0] == pytest.approx(b_ref, abs=1e-7)
 
 
-def _run(X, y, C=1.0, cache_size=200, every=0, **options):
-    kernel = make_kernel("rbf", X)
-    buf = Recorder(every, 1000, len(y), 1).buffers
-    return smo.run(X, kernel, y, np.full(len(y), C), 0, True, 1e-6, 1000, np.random.default_rng(0), buf,
-                   cache_size=cache_size, **options)
+def _run(X, y, C=1.0, every=0, **options):
+    """smo.run on the hinge with a free bias: (SolverResult, SMOInfo)."""
+    problem = KernelProblem(X, make_kernel("rbf", X), y, np.full(len(y), C), 0, True)
+    buf = Recorder(every, 1000, len(y), 0).buffers
+    return smo.run(problem, Stop(1e-6, 1000), buf, np.random.default_rng(0), **options)
 
 
 def test_cache_size_changes_the_work_not_the_result():
@@ -135,9 +136,7 @@ def test_a_run_on_the_pool_of_an_earlier_run_gives_the_same_result():
     (X1, y1), (X2, y2) = _random(), _toy()
 
     def run(X, y):
-        buf = Recorder(0, 1000, len(y), 1).buffers
-        return smo.run(X, make_kernel("rbf", X), y, np.full(len(y), 1.0), 0, True, 1e-6, 1000,
-                       np.random.default_rng(0), buf, cache_size=0.05)[0]
+        return _run(X, y, cache_size=0.05)[0]
 
     kernel_cache._SPARE.clear()
     alone = run(X2, y2)
@@ -293,44 +292,52 @@ def test_kernel_dcd_reaches_the_bias_free_optimum(shrinking):
     assert model.intercept_[0] == 0.0
 
 
-def test_slices_of_any_size_give_the_iterates_of_one_call():
-    """SMO advanced by slices.run, by one-update slices and in one call: the same alpha and b,
-    bit for bit (the state and the RNG stream carry over between slices)."""
+def test_trace_names_its_unit_and_records_the_intercept():
+    """SMO's trace counts pair updates (Trace.unit) and holds b in its intercept column, the
+    snapshots' intercepts among them; kernel DCD's counts epochs, with b = 0."""
+    X, y = datasets.make_toy(60, random_state=9)
+    tr = _fit(X, y, C=5.0, trace=3).trace_
+    assert tr.unit == "pair update" and "pair updates" in repr(tr)
+    assert np.isfinite(tr.intercept).all() and tr.snapshot_coef.shape == (len(tr.snapshot_epoch), 0)
+    at_snapshots = np.isin(tr.epoch, tr.snapshot_epoch)
+    np.testing.assert_array_equal(tr.intercept[at_snapshots], tr.snapshot_intercept)
+    dcd = _fit(X, y, solver="dcd", fit_intercept=False, trace=True).trace_
+    assert dcd.unit == "epoch" and np.all(dcd.intercept == 0.0) and np.all(dcd.snapshot_intercept == 0.0)
+
+
+def test_convergence_plot_labels_its_x_axis_by_the_trace_unit():
+    matplotlib = pytest.importorskip("matplotlib")
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from svmlab import plots
+
+    X, y = datasets.make_toy(60, random_state=9)
+    ax = plots.plot_convergence(_fit(X, y, trace=True).trace_, field="kkt")
+    assert ax.get_xlabel().startswith("pair updates")
+    plt.close("all")
+
+
+def test_start_from_clips_rebalances_and_builds_the_gradient():
+    """The warm start of SMO (dual_state.start_from): alpha0 clipped to a smaller box breaks
+    y'alpha = 0; the class of the larger sum is scaled down until it holds, zeros stay zero, and
+    G = Q-bar alpha - e and G_bar = sum over bounded j of U_j Q_:j are those of the new alpha."""
     X, y = _random()
-    results = []
-    for budgets in (None, [1], [10 ** 9]):
-        kr = prepare(X, make_kernel("rbf", X))
-        buf = Recorder(0, 1000, len(y), 1).buffers
-        rule = smo.Rule(1e-6, 1000 * len(y), True, smo.SECOND_ORDER, 7)
-        sc = dual_state.new_scratch(kr, len(y), buf.rows.shape[0])
-        with kernel_cache.opened(len(y), 0.05) as cache:
-            prob = smo.Problem(qmatrix.classification(cache, kr, y), -np.ones(len(y)), np.full(len(y), 1.0), 0,
-                               np.zeros(0), 0.0)
-            if budgets is None:
-                results.append(smo._smo(prob, rule, buf, np.zeros((0, 2), dtype=np.int64), sc))
-                continue
-            run = smo._Run(prob, rule, buf, np.zeros((0, 2), dtype=np.int64), sc)
-            while not run.advance(budgets[0])[1]:
-                pass
-            results.append(run.result())
-    for alpha, b, updates in results[1:]:
-        assert np.array_equal(alpha, results[0][0]) and b == results[0][1] and updates == results[0][2]
-
-
-def test_kernel_dcd_slices_give_the_iterates_of_one_call():
-    """Kernel DCD advanced by one-epoch slices and by one slice of every epoch: the same alpha."""
-    from svmlab.solvers import kernel_dcd
-
-    X, y = _random()
-    alphas = []
-    for budget in (1, 10 ** 6):
-        kr = prepare(X, make_kernel("rbf", X))
-        buf = Recorder(0, 1000, len(y), 1).buffers
-        sc = dual_state.new_scratch(kr, len(y), buf.rows.shape[0])
-        with kernel_cache.opened(len(y), 0.05) as cache:
-            prob = kernel_dcd.Problem(qmatrix.classification(cache, kr, y), -np.ones(len(y)), np.full(len(y), 1.0), 0)
-            run = kernel_dcd._Run(prob, kernel_dcd.Rule(1e-6, 1000, True, 5), buf, sc)
-            while not run.advance(budget)[1]:
-                pass
-        alphas.append(run.st.alpha)
-    assert np.array_equal(alphas[0], alphas[1])
+    n = len(y)
+    kr = prepare(X, make_kernel("rbf", X))
+    alpha0 = np.where(np.arange(n) % 3 == 0, 0.0, np.linspace(0.1, 2.0, n))
+    alpha0[y < 0] *= (alpha0 @ (y > 0)) / (alpha0 @ (y < 0))  # y'alpha0 = 0 before the clipping
+    Q = qmatrix.classification(kernel_cache.new_cache(n, 10.0), kr, y)
+    Ci = np.full(n, 1.0)
+    prob = dual_state.Problem(Q, -np.ones(n), Ci, 0, True, np.zeros(0), 0.0)
+    st = dual_state.new_state(Q, prob.p, Ci, 0)
+    dual_state.start_from(st, prob, alpha0, np.zeros(X.shape[1]))
+    alpha = st.alpha
+    assert abs(alpha @ y) <= 1e-14 * alpha.sum() and abs(np.minimum(alpha0, 1.0) @ y) > 1.0
+    assert np.all((alpha >= 0) & (alpha <= 1.0)) and np.array_equal(alpha == 0, alpha0 == 0)
+    heavy = 1.0 if np.minimum(alpha0, 1.0) @ y > 0 else -1.0  # its alphas scaled, the others only clipped
+    np.testing.assert_array_equal(alpha[y != heavy], np.minimum(alpha0, 1.0)[y != heavy])
+    K = kernel_matrix(make_kernel("rbf", X), X, X)
+    Qd = y[:, None] * K * y[None, :]
+    np.testing.assert_allclose(st.G, Qd @ alpha - 1.0, atol=1e-12)
+    np.testing.assert_allclose(st.G_bar, Qd @ np.where(alpha >= 1.0, 1.0, 0.0), atol=1e-12)

@@ -23,12 +23,13 @@ The contract a solver state keeps (stable: SMO and kernel DCD follow it too):
     The name of a unit of work ("epoch", "pair update", ...), for messages.
 
 How the estimators make a state: the solver's registered "start..." function, or for a solver
-registered as (module, "solve...", options) the module's function named "start..." in its place (``start`` for ``solve``, ``start_kernel``
-for ``solve_kernel``) is called as ``start(problem, stop, buffers, rng, alpha0, **options)``,
-with ``problem`` a ``coordinate.Problem`` (linear) or ``solvers.KernelProblem`` (kernel),
-``stop`` a ``coordinate.Stop(tol, max_iter)``, ``alpha0`` None or warm_start's previous alpha
-(to clip to the new box), and the state also has ``result() -> SolverResult``. A module
-without it still runs in one call of ``solve``.
+registered as (module, "solve...", options) the module's function named "start..." in its place
+(``start`` for ``solve``, ``start_kernel`` for ``solve_kernel``, ``start_regression`` for
+``solve_regression``) is called as ``start(problem, stop, buffers, rng, alpha0, **options)``,
+with ``problem`` a ``coordinate.Problem`` (linear), ``solvers.KernelProblem`` (kernel) or
+``solvers.KernelRegressionProblem`` (kernel SVR), ``stop`` a ``coordinate.Stop(tol, max_iter)``,
+``alpha0`` None or warm_start's previous alpha (to clip to the new box), and the state also has
+``result() -> SolverResult``.
 
 :func:`run` sizes each slice from the measured time of the previous one, so that a slice lasts
 about ``target`` seconds on whatever machine runs it (nothing tuned here): the first slice is
