@@ -139,7 +139,7 @@ def solve_regression(X, kernel, z, Ci, epsilon, tol, max_iter, rng, buf, shrinki
     p = np.concatenate([epsilon - z, epsilon + z])
     rule = Rule(tol, max_iter * m, shrinking, SECOND_ORDER, int(rng.integers(2 ** 31)))
     sc = new_scratch(kr, n, buf.rows.shape[0])
-    with opened(m, positive_number(cache_size, "cache_size")) as cache:
+    with opened(n, positive_number(cache_size, "cache_size")) as cache:  # kernel columns of length n
         prob = Problem(qmatrix.regression(cache, kr), p, np.concatenate([Ci, Ci]), obj.HINGE, z, float(epsilon))
         alpha, b, updates = _smo(prob, rule, buf, np.zeros((0, 2), dtype=np.int64), sc)
     beta = alpha[:n] - alpha[n:]
