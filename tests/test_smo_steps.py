@@ -56,14 +56,10 @@ def _numba_Q(X, y):
 
 def _reference_updates(X, y, selection, count):
     """The same for the readable SMO."""
-    Q = _numba_Q(X, y)
-    pairs, alphas = [], []
-    for i, j, alpha, _ in ref.smo_updates(Q, y, np.full(len(y), C), selection=selection, tol=TOL):
-        if len(pairs) == count:
-            break
-        pairs.append((i, j))
-        alphas.append(alpha.copy())
-    return np.array(pairs), np.array(alphas)
+    steps = []
+    ref.smo(_numba_Q(X, y), y, np.full(len(y), C), selection=selection, tol=TOL,
+            each=lambda i, j, alpha: steps.append((i, j, alpha.copy())))
+    return np.array([(i, j) for i, j, _ in steps[:count]]), np.array([alpha for _, _, alpha in steps[:count]])
 
 
 def _toy():

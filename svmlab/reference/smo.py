@@ -21,19 +21,9 @@ def box(C, loss):
     return 0.5 / C, np.full_like(C, np.inf)
 
 
-def smo(Q, y, C, loss="hinge", selection="max_violating", tol=1e-10, max_updates=1_000_000):
-    """SMO (Algorithm 5.1) with the working sets of ``selection`` (:func:`working_set`), run
-    until the maximal violation is below tol; returns (alpha, b, updates)."""
-    alpha, G, updates = np.zeros(len(y)), -np.ones(len(y)), 0
-    for updates, (_, _, alpha, G) in enumerate(smo_updates(Q, y, C, loss, selection, tol), 1):
-        if updates > max_updates:
-            raise RuntimeError("reference SMO did not converge")
-    return alpha, bias(alpha, G, y, box(C, loss)[1]), updates
-
-
-def smo_updates(Q, y, C, loss="hinge", selection="max_violating", tol=1e-10):
-    """SMO one pair update at a time: yields (i, j, alpha, G) after each update, until the
-    maximal violation is below tol. alpha and G are the solver's own arrays (copy to keep them).
+def smo(Q, y, C, loss="hinge", selection="max_violating", tol=1e-10, max_updates=1_000_000, each=None):
+    """SMO (Algorithm 5.1) with the working sets of ``selection`` (:func:`working_set`);
+    returns (alpha, b, updates). ``each(i, j, alpha)``, when given, sees every update.
 
     The pair moves along alpha_i += y_i t, alpha_j -= y_j t, which keeps y'alpha; t >= 0 is the
     minimiser (s_i - s_j) / eta_ij of f on that line, eta_ij = Qbar_ii + Qbar_jj - 2 K_ij,
@@ -46,7 +36,10 @@ def smo_updates(Q, y, C, loss="hinge", selection="max_violating", tol=1e-10):
     Qbar = Q + np.diag(D)
     alpha = np.zeros(len(y))
     G = -np.ones(len(y))  # G = Qbar alpha - e
-    while (pair := working_set(Qbar, y, alpha, G, U, selection, tol)) is not None:
+    for update in range(max_updates):
+        pair = working_set(Qbar, y, alpha, G, U, selection, tol)
+        if pair is None:
+            return alpha, bias(alpha, G, y, U), update
         i, j = pair
         s = -y * G
         eta = Qbar[i, i] + Qbar[j, j] - 2.0 * y[i] * y[j] * Qbar[i, j]
@@ -58,7 +51,9 @@ def smo_updates(Q, y, C, loss="hinge", selection="max_violating", tol=1e-10):
         new_j = (0.0 if y[j] > 0 else U[j]) if t == room_j else np.clip(alpha[j] - y[j] * t, 0.0, U[j])
         G += Qbar[:, i] * (new_i - alpha[i]) + Qbar[:, j] * (new_j - alpha[j])
         alpha[i], alpha[j] = new_i, new_j
-        yield i, j, alpha, G
+        if each is not None:
+            each(i, j, alpha)
+    raise RuntimeError("reference SMO did not converge")
 
 
 def working_set(Qbar, y, alpha, G, U, selection, tol):
