@@ -20,7 +20,7 @@ import time
 import warnings
 from concurrent.futures import ProcessPoolExecutor, as_completed
 
-from svmlab import solvers
+from svmlab import solvers  # importing svmlab sets NUMBA_CACHE_DIR, inherited by the workers
 
 # estimator -> its registry table: every registered solver is compiled
 TABLES = {"LinearSVM": solvers.LINEAR, "KernelSVM": solvers.KERNEL,
@@ -87,8 +87,6 @@ def prune(folder):
 
 def main(jobs=None):
     from tqdm import tqdm
-
-    import svmlab  # noqa: F401 - sets NUMBA_CACHE_DIR, inherited by the workers
 
     folder = os.environ["NUMBA_CACHE_DIR"]
     removed = prune(folder)

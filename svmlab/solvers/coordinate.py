@@ -21,8 +21,6 @@ from .. import objective as obj
 from ..rows import CSR, rmatvec, row_sqnorm
 from . import SolverResult
 
-ORDERS = ("permutation", "cyclic", "random")  # of the coordinates within an epoch
-OUTPUTS = ("last", "average", "random")  # of the stochastic solvers: last state, window average, a random state
 PERMUTATION, CYCLIC, RANDOM = 0, 1, 2
 LAST, AVERAGE, RANDOM_ITERATE = 0, 1, 2
 LOOKAHEAD = 4  # steps ahead whose row and per-sample values start loading early (rows.prefetch)

@@ -31,11 +31,9 @@ from numba import njit
 from .. import objective as obj
 from .. import trace
 from ..rows import assign, distance, dot, lookahead, margins, prefetch, prefetch_row, row_axpy, row_dot
-from ..validation import check_bool, one_of
-from .coordinate import (ACTIVE, CYCLIC, EPOCH, N_ACTIVE, ORDERS, RANDOM, ShrinkingState, below, clipped_step,
+from . import ORDERS
+from .coordinate import (ACTIVE, CYCLIC, EPOCH, N_ACTIVE, RANDOM, ShrinkingState, below, clipped_step,
                          compact, diagonals, end_pass, seed, shuffle, starting_point)
-
-STOPPING = ("pg", "dw")
 
 Rule = namedtuple("Rule", "tol max_iter shrinking order dw_rule")
 Rule.__doc__ = """DCD's stopping rule and options: tol, max_iter, shrinking, the order code and
@@ -74,8 +72,7 @@ class State(ShrinkingState):
 def start(problem, stop, buf, rng, alpha0=None, shrinking=True, order="permutation", stopping="pg"):
     """A DCD state on ``problem`` (a coordinate.Problem), from ``alpha0`` (clipped to the box)
     or from 0; see the module docstring for the options."""
-    rule = Rule(stop.tol, stop.max_iter, check_bool(shrinking, "shrinking"),
-                ORDERS.index(one_of(order, "order", ORDERS)), one_of(stopping, "stopping", STOPPING) == "dw")
+    rule = Rule(stop.tol, stop.max_iter, shrinking, ORDERS.index(order), stopping == "dw")
     return State(problem, rule, buf, int(rng.integers(2**31 - 1)), alpha0)
 
 

@@ -39,11 +39,8 @@ from .. import objective as obj
 from .. import regression as reg
 from .. import trace
 from ..rows import dot, matvec, prefetch, prefetch_row, row_axpy, row_dot
-from ..validation import check_bool, one_of
 from .coordinate import (ACTIVE, EPOCH, LOOKAHEAD, N_ACTIVE, ShrinkingState, compact, diagonals, end_pass,
                          primal_size, seed, shuffle)
-
-ORDERS = ("permutation", "cyclic")
 
 Problem = namedtuple("Problem", "X z Ci epsilon code B")
 Problem.__doc__ = """One linear regression problem: the rows X (rows.as_rows), targets z, penalties
@@ -80,8 +77,7 @@ class State(ShrinkingState):
 
 def start(problem, stop, buf, rng, shrinking=True, order="permutation"):
     """A DCD-SVR state on ``problem`` (a :data:`Problem`), from beta = 0."""
-    rule = Rule(stop.tol, stop.max_iter, check_bool(shrinking, "shrinking"),
-                one_of(order, "order", ORDERS) == "cyclic")
+    rule = Rule(stop.tol, stop.max_iter, shrinking, order == "cyclic")
     return State(problem, rule, buf, int(rng.integers(2**31 - 1)))
 
 

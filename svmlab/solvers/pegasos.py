@@ -48,9 +48,8 @@ from .. import objective as obj
 from .. import trace
 from ..estimators import ConvergenceWarning
 from ..rows import assign, distance, dot, margins, prefetch, prefetch_row, row_axpy, row_dot, row_sqnorm
-from ..validation import check_bool, one_of, positive_int
-from . import SolverResult
-from .coordinate import (AVERAGE, LAST, LOOKAHEAD, OUTPUTS, RANDOM, RANDOM_ITERATE, epoch_order, primal_size, seed,
+from . import OUTPUTS, SolverResult
+from .coordinate import (AVERAGE, LAST, LOOKAHEAD, RANDOM, RANDOM_ITERATE, epoch_order, primal_size, seed,
                          w_of)
 
 _RESCALE = 1e-9  # fold the scale a into v when it falls below this
@@ -122,12 +121,8 @@ def start(problem, stop, buf, rng, alpha0=None, batch_size=1, output="last", pro
     """Algorithm 7.1 (mini-batch Pegasos) as a state; a warm start begins at w(alpha0) as if
     after one epoch of steps. See the module docstring."""
     X, y, Ci, code, B = problem
-    if code != obj.HINGE:
-        raise ValueError("solver='pegasos' supports loss='hinge' only; for the squared hinge use "
-                         "solver='sdca' or 'dcd'.")
-    batch = positive_int(batch_size, "batch_size")
-    output_code = OUTPUTS.index(one_of(output, "output", OUTPUTS))
-    radius = math.sqrt(Ci.sum()) if check_bool(projection, "projection") else np.inf
+    batch, output_code = batch_size, OUTPUTS.index(output)
+    radius = math.sqrt(Ci.sum()) if projection else np.inf
     steps = math.ceil(len(y) / batch)
     T = stop.max_iter * steps
     seed_value = int(rng.integers(2**31 - 1))

@@ -47,7 +47,6 @@ changes no value: the iterates are bit for bit those of the plain loop.
 """
 
 import math
-import numbers
 from collections import namedtuple
 
 import numpy as np
@@ -57,9 +56,8 @@ from .. import objective as obj
 from .. import trace
 from ..rows import (assign, axpy, distance, dot, margins, multiply, prefetch, prefetch_row, rmatvec, row_axpy,
                     row_dot)
-from ..validation import check_bool, one_of, positive_int
-from . import SolverResult
-from .coordinate import (AVERAGE, LAST, LOOKAHEAD, ORDERS, OUTPUTS, RANDOM_ITERATE, Problem, Stop, clipped_step,
+from . import ORDERS, OUTPUTS, SolverResult
+from .coordinate import (AVERAGE, LAST, LOOKAHEAD, RANDOM_ITERATE, Problem, Stop, clipped_step,
                          diagonals, epoch_order, seed, starting_point)
 
 
@@ -120,17 +118,8 @@ def start(problem, stop, buf, rng, alpha0=None, order="permutation", output="las
           accelerated=False):
     """Algorithm 6.1 (SDCA, mini-batch SDCA) or 6.2 (ASDCA) as a state; see the module docstring."""
     X, y, Ci, code, B = problem
-    order_code = ORDERS.index(one_of(order, "order", ORDERS))
-    output_code = OUTPUTS.index(one_of(output, "output", OUTPUTS))
-    gamma = _smoothing(smoothing)
-    batch = positive_int(batch_size, "batch_size")
-    accelerated = check_bool(accelerated, "accelerated")
-    if gamma > 0.0 and code != obj.HINGE:
-        raise ValueError("smoothing > 0 smooths the hinge; use loss='hinge' with it (the squared hinge is "
-                         "smooth already), or smoothing=0.")
-    if accelerated and gamma == 0.0:
-        raise ValueError("accelerated=True (ASDCA) needs a smooth loss: use loss='hinge' with smoothing > 0 "
-                         "(e.g. smoothing=0.1).")
+    order_code, output_code = ORDERS.index(order), OUTPUTS.index(output)
+    gamma, batch = float(smoothing), batch_size
     QD, U, Dg = diagonals(X, Ci, code, B, gamma)
     theta = asdca_theta(gamma, Ci.max(), (QD - Dg).max(), batch) if accelerated else 0.0
     steps = math.ceil(len(y) / batch)  # iterations an epoch
@@ -147,12 +136,6 @@ def solve(X, y, Ci, code, B, tol, max_iter, rng, buf, order, output, smoothing, 
                   smoothing=smoothing, batch_size=batch_size, accelerated=accelerated)
     state.advance(max_iter)
     return state.result()
-
-
-def _smoothing(value):
-    if isinstance(value, numbers.Real) and not isinstance(value, bool) and np.isfinite(value) and value >= 0:
-        return float(value)
-    raise ValueError(f"smoothing must be a finite number >= 0 (0 is the plain hinge); got {value!r}.")
 
 
 def asdca_theta(gamma, C_max, R2, batch):
