@@ -73,6 +73,11 @@ def _check_int(name, value, minimum=1):
     return value
 
 
+def _check_shape(n_samples, n_features, min_features=1):
+    """(n, d) of a generated set: at least two samples (two classes), ``min_features`` features."""
+    return _check_int("n_samples", n_samples, 2), _check_int("n_features", n_features, min_features)
+
+
 def _check_fraction(name, value):
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
         raise ValueError(f"{name} must be a number in (0, 1), got {value!r}")
@@ -261,8 +266,7 @@ def make_random(n_samples=1000, n_features=100, random_state=0):
     X : ndarray of shape (n_samples, n_features), float64
     y : ndarray of shape (n_samples,), float64 in {-1, +1}
     """
-    n = _check_int("n_samples", n_samples, 2)
-    d = _check_int("n_features", n_features, 1)
+    n, d = _check_shape(n_samples, n_features)
     rng = np.random.default_rng(random_state)
     X = rng.standard_normal((n, d))
     w = rng.standard_normal(d)
@@ -299,8 +303,7 @@ def make_imbalanced(n_samples=20000, n_features=30, positive_fraction=0.002, ran
     X : ndarray of shape (n_samples, n_features), float64
     y : ndarray of shape (n_samples,), float64 in {-1, +1}
     """
-    n = _check_int("n_samples", n_samples, 2)
-    d = _check_int("n_features", n_features, 1)
+    n, d = _check_shape(n_samples, n_features)
     frac = _check_fraction("positive_fraction", positive_fraction)
     n_pos = min(max(int(round(frac * n)), 1), n - 1)
     rng = np.random.default_rng(random_state)
@@ -342,8 +345,7 @@ def make_dense(n_samples=100_000, n_features=100, random_state=0):
     X : ndarray of shape (n_samples, n_features), float64, unit rows
     y : ndarray of shape (n_samples,), float64 in {-1, +1}
     """
-    n = _check_int("n_samples", n_samples, 2)
-    d = _check_int("n_features", n_features, 1)
+    n, d = _check_shape(n_samples, n_features)
     rng = np.random.default_rng(random_state)
     X = rng.standard_normal((n, d))
     norms = np.sqrt(np.einsum("ij,ij->i", X, X))
@@ -434,8 +436,7 @@ def make_sparse_text(n_samples=100_000, n_features=50_000, nnz_per_row=50, rando
     X : scipy.sparse.csr_matrix of shape (n_samples, n_features), float64, unit rows
     y : ndarray of shape (n_samples,), float64 in {-1, +1}
     """
-    n = _check_int("n_samples", n_samples, 2)
-    d = _check_int("n_features", n_features, 2)
+    n, d = _check_shape(n_samples, n_features, 2)
     k = _check_int("nnz_per_row", nnz_per_row, 1)
     if k > d // 2:
         raise ValueError(

@@ -73,9 +73,10 @@ def exp(x):
 @njit(cache=True, inline="always")
 def _argument(kr, dot, i, j):
     """What the kernel's transform takes: x.z (linear), gamma x.z + coef0 (poly), or
-    -gamma |x - z|^2 (rbf)."""
+    -gamma |x - z|^2 (rbf; the expansion rounds below 0 for nearly equal points, and is
+    clipped at 0 there, as :func:`svmlab.kernels.kernel_matrix` clips it, so that K <= 1)."""
     if kr.code == RBF:
-        return -kr.gamma * (kr.sqnorm[i] + kr.sqnorm[j] - 2.0 * dot)
+        return -kr.gamma * max(kr.sqnorm[i] + kr.sqnorm[j] - 2.0 * dot, 0.0)
     if kr.code == POLY:
         return kr.gamma * dot + kr.coef0
     return dot

@@ -80,23 +80,23 @@ def sqnorms(X):
     return np.einsum("ij,ij->i", X, X)
 
 
-def kernel_matrix(kernel, A, B):
-    """The dense matrix K(a_i, b_j) for rows of ``A`` and ``B`` (dense or CSR)."""
-    dots = A @ B.T
+def kernel_matrix(kernel, X1, X2):
+    """The dense matrix K(x1_i, x2_j) for rows of ``X1`` and ``X2`` (dense or CSR)."""
+    dots = X1 @ X2.T
     dots = dots.toarray() if sp.issparse(dots) else np.asarray(dots, dtype=np.float64)
     if kernel.name == "linear":
         return dots
     if kernel.name == "poly":
         return (kernel.gamma * dots + kernel.coef0) ** kernel.degree
-    sq = sqnorms(A)[:, None] + sqnorms(B)[None, :] - 2.0 * dots
-    return np.exp(-kernel.gamma * np.maximum(sq, 0.0))
+    sq = sqnorms(X1)[:, None] + sqnorms(X2)[None, :] - 2.0 * dots
+    return np.exp(-kernel.gamma * np.maximum(sq, 0.0))  # |x - z|^2 >= 0, which rounding may break
 
 
-def kernel_matvec(kernel, A, B, v):
-    """K(A, B) @ v (v a vector or a matrix), a block of rows of ``A`` at a time, so K is
+def kernel_matvec(kernel, X1, X2, v):
+    """K(X1, X2) @ v (v a vector or a matrix), a block of rows of ``X1`` at a time, so K is
     never stored whole."""
-    out = np.empty((A.shape[0],) + np.shape(v)[1:])
-    for start in range(0, A.shape[0], BLOCK_ROWS):
-        stop = min(start + BLOCK_ROWS, A.shape[0])
-        out[start:stop] = kernel_matrix(kernel, A[start:stop], B) @ v
+    out = np.empty((X1.shape[0],) + np.shape(v)[1:])
+    for start in range(0, X1.shape[0], BLOCK_ROWS):
+        stop = min(start + BLOCK_ROWS, X1.shape[0])
+        out[start:stop] = kernel_matrix(kernel, X1[start:stop], X2) @ v
     return out

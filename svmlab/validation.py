@@ -186,16 +186,23 @@ def _labels_array(y):
         raise ValueError("y must hold class labels (integers, strings or floats with integer values).") from None
 
 
-def check_X_y(X, y):
-    """Validated ``X`` (finite, and no |x_i|^2 overflowing) and a 1-D ``y`` of the same length."""
+def _X_with_y(X, y, kind):
+    """Validated ``X`` (finite, and no |x_i|^2 overflowing), once ``y`` is known to be given and
+    not sparse; ``kind`` names what y holds ("labels", "targets")."""
     X, squares_finite = _validated(X, "X")
     if not squares_finite:
         _check_scale(X, "X")
     if y is None:
         raise ValueError("This estimator requires y to be passed, but the target y is None.")
     if sp.issparse(y):
-        raise ValueError(f"y must be a 1-D array of labels; got a sparse matrix of shape {y.shape}: pass "
+        raise ValueError(f"y must be a 1-D array of {kind}; got a sparse matrix of shape {y.shape}: pass "
                          "y.toarray().ravel().")
+    return X
+
+
+def check_X_y(X, y):
+    """Validated ``X`` (finite, and no |x_i|^2 overflowing) and a 1-D ``y`` of the same length."""
+    X = _X_with_y(X, y, "labels")
     y = _labels_array(y)
     if y.ndim == 2 and y.shape[1] == 1:
         warnings.warn("A column-vector y was passed when a 1d array was expected; it is used as y.ravel().",
@@ -214,14 +221,7 @@ def check_X_target(X, y, estimator):
     """Validated ``X`` (as :func:`check_X_y`) and a regression target: finite real numbers,
     one per sample, as a new 1-D float64 array. A column (n, 1) is raveled with a warning;
     several columns (multi-output) are refused."""
-    X, squares_finite = _validated(X, "X")
-    if not squares_finite:
-        _check_scale(X, "X")
-    if y is None:
-        raise ValueError("This estimator requires y to be passed, but the target y is None.")
-    if sp.issparse(y):
-        raise ValueError(f"y must be a 1-D array of targets; got a sparse matrix of shape {y.shape}: pass "
-                         "y.toarray().ravel().")
+    X = _X_with_y(X, y, "targets")
     z = np.asarray(y)
     if z.dtype.kind == "O":
         if any(_is_missing(v) for v in z.ravel()):

@@ -20,15 +20,30 @@ import time
 import warnings
 from concurrent.futures import ProcessPoolExecutor, as_completed
 
-LINEAR = ("dcd", "subgradient", "dual_gradient", "sdca", "pegasos")
-KERNEL = ("smo", "dcd", "dual_gradient")
-JOBS = ([("LinearSVM", s, "dense") for s in LINEAR] + [("LinearSVM", s, "sparse") for s in LINEAR]
-        + [("KernelSVM", s, "dense") for s in KERNEL] + [("KernelSVM", s, "float32 cache") for s in ("smo", "dcd")])
+from svmlab import solvers  # importing svmlab sets NUMBA_CACHE_DIR, inherited by the workers
+
+# estimator -> its registry table: every registered solver is compiled
+TABLES = {"LinearSVM": solvers.LINEAR, "KernelSVM": solvers.KERNEL,
+          "LinearSVR": solvers.LINEAR_REGRESSION, "KernelSVR": solvers.KERNEL_REGRESSION}
+
+
+def layouts(estimator, solver):
+    """The data layouts a solver is compiled for: dense and CSR for the linear ones; dense and a
+    cache too small for float64 columns (stored in float32) for those with a kernel cache."""
+    if estimator.startswith("Linear"):
+        return ("dense", "sparse")
+    cached = any(option.name == "cache_size" for option in TABLES[estimator][solver].options)
+    return ("dense", "float32 cache") if cached else ("dense",)
+
+
+JOBS = [(estimator, solver, layout) for estimator, table in TABLES.items() for solver in table
+        for layout in layouts(estimator, solver)]
 
 
 def fit_one(estimator, solver, layout):
-    """Fit, predict and evaluate one solver on 60 x 3 data (3 classes: binary fits one-vs-rest
-    or one-vs-one); returns the seconds it took. Compiles whatever is not in the cache yet."""
+    """Fit, predict and evaluate one solver on 60 x 3 data (classifiers: 3 classes, then 2, so
+    one-vs-rest or one-vs-one and a binary fit; regressors: a noisy linear target); returns the
+    seconds it took. Compiles whatever is not in the cache yet."""
     import numpy as np
     import scipy.sparse as sp
 
@@ -38,14 +53,18 @@ def fit_one(estimator, solver, layout):
     rng = np.random.default_rng(0)
     X = rng.normal(size=(60, 3))
     y = np.repeat([0, 1, 2], 20)
+    z = X @ np.array([1.0, -1.0, 0.5]) + 0.1 * rng.normal(size=60)
     if layout == "sparse":
         X = sp.csr_matrix(X)
-    options = dict(fit_intercept=False) if (estimator, solver) == ("KernelSVM", "dcd") else {}
+    options = dict(fit_intercept=False) if solvers.NO_BIAS in TABLES[estimator][solver].requires else {}
     if layout == "float32 cache":
         options["cache_size"] = 0.01  # MB: less than the 60 x 60 float64 kernel matrix
     model = getattr(svmlab, estimator)(solver=solver, max_iter=5, trace=True, **options)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # max_iter=5 stops short of tol on purpose
+        if estimator.endswith("SVR"):
+            model.fit(X, z).score(X, z)
+            return time.perf_counter() - start
         model.fit(X, y).score(X, y)
         model.fit(X, (y > 0).astype(int)).decision_function(X)
         if estimator == "LinearSVM":
@@ -68,8 +87,6 @@ def prune(folder):
 
 def main(jobs=None):
     from tqdm import tqdm
-
-    import svmlab  # noqa: F401 - sets NUMBA_CACHE_DIR, inherited by the workers
 
     folder = os.environ["NUMBA_CACHE_DIR"]
     removed = prune(folder)

@@ -52,3 +52,15 @@ def test_numba_kernel_columns_equal_the_kernel_matrix(kernel):
             column(kr, j, index, 5, 25, np.zeros(6), out)  # out[t] = K(x_index[t], x_j) for 5 <= t < 25
             np.testing.assert_allclose(out[5:25], K[index[5:25], j], rtol=1e-12, atol=1e-12)
             assert np.all(out[:5] == -7.0) and np.all(out[25:] == -7.0)
+
+
+def test_rbf_clips_a_squared_distance_that_rounds_below_zero():
+    """|x|^2 + |z|^2 - 2 x.z rounds to -3.6e-15 for these neighbours (one ulp apart): both RBF
+    implementations clip it at 0, so K(x, z) = 1, not a value above 1."""
+    x = np.array([0.2, 0.2, 2.9])
+    X = np.array([x, np.nextafter(x, 10.0)])
+    assert sum(svmlab.kernels.sqnorms(X)) - 2.0 * X[0] @ X[1] < 0.0
+    k = make_kernel("rbf", X, gamma=1.0)
+    out = np.empty(2)
+    column(prepare(X, k), 1, np.arange(2), 0, 2, np.zeros(3), out)
+    assert out[0] == kernel_matrix(k, X, X)[0, 1] == 1.0

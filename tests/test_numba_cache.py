@@ -33,3 +33,22 @@ def test_import_points_numba_and_child_processes_at_the_keyed_folder(tmp_path):
     out = subprocess.run([sys.executable, "-c", code], env=env, check=True, capture_output=True, text=True).stdout
     expected = str(tmp_path / ("svmlab-" + _numba_cache.source_hash()))
     assert out.split() == [expected] * 3
+
+
+def _cache_files(folder):
+    return sorted(os.path.join(d, f) for d, _, files in os.walk(folder) for f in files)
+
+
+def test_after_the_warmup_a_notebook_style_fit_compiles_nothing(tmp_path):
+    """What the set-up command's warm-up compiled is all a later fit needs: another fit of the
+    same estimator (other data, C, loss and epsilon, with a trace) adds no file to the cache."""
+    env = dict(os.environ, NUMBA_CACHE_DIR=str(tmp_path))
+    warm = "from svmlab import warmup; warmup.fit_one('LinearSVR', 'dcd', 'dense')"
+    subprocess.run([sys.executable, "-c", warm], env=env, check=True)
+    filled = _cache_files(tmp_path)
+    assert any(f.endswith(".nbi") for f in filled)
+    later = ("import numpy as np, svmlab; from svmlab import datasets; x, z = datasets.make_noisy_line(); "
+             "m = svmlab.LinearSVR(C=3.0, epsilon=0.2, loss='squared_epsilon_insensitive', trace=True)"
+             ".fit(x[:, None], z); m.predict(x[:, None]); m.score(x[:, None], z)")
+    subprocess.run([sys.executable, "-c", later], env=env, check=True)
+    assert _cache_files(tmp_path) == filled

@@ -127,8 +127,9 @@ def test_get_hands_the_solver_its_checked_options():
 
 
 def test_the_choices_are_in_the_order_of_the_solvers_codes():
-    from svmlab.solvers import coordinate, dcd, dcd_svr, smo
+    from svmlab.solvers import coordinate
 
-    assert solvers.ORDERS == coordinate.ORDERS and solvers.OUTPUTS == coordinate.OUTPUTS
-    assert solvers.STOPPINGS == dcd.STOPPING and solvers.SELECTIONS == smo.SELECTIONS
-    assert solvers.SVR_ORDERS == dcd_svr.ORDERS
+    codes = {"cyclic": coordinate.CYCLIC, "random": coordinate.RANDOM, "permutation": coordinate.PERMUTATION}
+    assert all(solvers.ORDERS.index(name) == code for name, code in codes.items())
+    codes = {"last": coordinate.LAST, "average": coordinate.AVERAGE, "random": coordinate.RANDOM_ITERATE}
+    assert all(solvers.OUTPUTS.index(name) == code for name, code in codes.items())

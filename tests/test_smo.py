@@ -292,6 +292,11 @@ def test_kernel_dcd_reaches_the_bias_free_optimum(shrinking):
     assert model.intercept_[0] == 0.0
 
 
+def test_selection_codes_follow_the_registry_choices():
+    assert [svmlab.solvers.SELECTIONS.index(name) for name in ("second_order", "max_violating", "random")] == \
+        [smo.SECOND_ORDER, smo.MAX_VIOLATING, smo.RANDOM]
+
+
 def test_trace_names_its_unit_and_records_the_intercept():
     """SMO's trace counts pair updates (Trace.unit) and holds b in its intercept column, the
     snapshots' intercepts among them; kernel DCD's counts epochs, with b = 0."""

@@ -3,10 +3,14 @@
 Both work on the dense matrix Q_ij = y_i y_j K(x_i, x_j) and the minimisation form of the
 dual, f(alpha) = 1/2 alpha' (Q + D) alpha - e' alpha, 0 <= alpha_i <= U_i, with
 D_ii = 0, U_i = C_i (hinge) or D_ii = 1/(2 C_i), U_i = inf (squared hinge). No cache, no
-shrinking: every line is the algorithm.
+shrinking: every line is the algorithm. SMO takes the steps of :mod:`svmlab.solvers.smo`
+without shrinking, pair for pair (tests/test_smo_steps.py): ties are broken as LIBSVM breaks
+them, the last of equals wins.
 """
 
 import numpy as np
+
+TAU = 1e-12  # LIBSVM's stand-in for a curvature eta_ij <= 0
 
 
 def box(C, loss):
@@ -17,32 +21,66 @@ def box(C, loss):
     return 0.5 / C, np.full_like(C, np.inf)
 
 
-def smo(Q, y, C, loss="hinge", tol=1e-10, max_updates=1_000_000):
-    """SMO with the maximal violating pair (Algorithm 5.1); returns (alpha, b, updates).
+def smo(Q, y, C, loss="hinge", selection="max_violating", tol=1e-10, max_updates=1_000_000, each=None):
+    """SMO (Algorithm 5.1) with the working sets of ``selection`` (:func:`working_set`);
+    returns (alpha, b, updates). ``each(i, j, alpha)``, when given, sees every update.
 
-    With s = -y * G, i maximises s over I_up and j minimises it over I_low; the pair moves
-    along alpha_i += y_i t, alpha_j -= y_j t (which keeps y'alpha), t >= 0 clipped at H.
+    The pair moves along alpha_i += y_i t, alpha_j -= y_j t, which keeps y'alpha; t >= 0 is the
+    minimiser (s_i - s_j) / eta_ij of f on that line, eta_ij = Qbar_ii + Qbar_jj - 2 K_ij,
+    clipped where alpha_i or alpha_j reaches its bound. G is updated with the two columns, as
+    LIBSVM does: a step that leaves both variables free makes s_i = s_j in exact arithmetic,
+    so which of the two the next selection takes is a matter of rounding, and only the same
+    additions on the same Q take the same pairs as the numba kernel.
     """
     D, U = box(C, loss)
     Qbar = Q + np.diag(D)
     alpha = np.zeros(len(y))
-    G = -np.ones(len(y))
+    G = -np.ones(len(y))  # G = Qbar alpha - e
     for update in range(max_updates):
-        s = -y * G
-        up = ((y > 0) & (alpha < U)) | ((y < 0) & (alpha > 0))
-        low = ((y > 0) & (alpha > 0)) | ((y < 0) & (alpha < U))
-        i = np.flatnonzero(up)[np.argmax(s[up])]
-        j = np.flatnonzero(low)[np.argmin(s[low])]
-        if s[i] - s[j] < tol:
+        pair = working_set(Qbar, y, alpha, G, U, selection, tol)
+        if pair is None:
             return alpha, bias(alpha, G, y, U), update
-        eta = max(Qbar[i, i] + Qbar[j, j] - 2.0 * y[i] * y[j] * Qbar[i, j], 1e-12)
-        H = min(U[i] - alpha[i] if y[i] > 0 else alpha[i],
-                alpha[j] if y[j] > 0 else U[j] - alpha[j])
-        t = min((s[i] - s[j]) / eta, H)
-        alpha[i] = np.clip(alpha[i] + y[i] * t, 0.0, U[i])
-        alpha[j] = np.clip(alpha[j] - y[j] * t, 0.0, U[j])
-        G = Qbar @ alpha - 1.0
+        i, j = pair
+        s = -y * G
+        eta = Qbar[i, i] + Qbar[j, j] - 2.0 * y[i] * y[j] * Qbar[i, j]
+        room_i = U[i] - alpha[i] if y[i] > 0 else alpha[i]  # how far t can go before a bound
+        room_j = alpha[j] if y[j] > 0 else U[j] - alpha[j]
+        t = min((s[i] - s[j]) / (eta if eta > 0 else TAU), room_i, room_j)
+        # a variable the clipping stops lands exactly on its bound, not a rounding off it
+        new_i = (U[i] if y[i] > 0 else 0.0) if t == room_i else np.clip(alpha[i] + y[i] * t, 0.0, U[i])
+        new_j = (0.0 if y[j] > 0 else U[j]) if t == room_j else np.clip(alpha[j] - y[j] * t, 0.0, U[j])
+        G += Qbar[:, i] * (new_i - alpha[i]) + Qbar[:, j] * (new_j - alpha[j])
+        alpha[i], alpha[j] = new_i, new_j
+        if each is not None:
+            each(i, j, alpha)
     raise RuntimeError("reference SMO did not converge")
+
+
+def working_set(Qbar, y, alpha, G, U, selection, tol):
+    """The pair (i, j) of eq. 5.9, or None when the maximal violation is below tol.
+
+    With s = -y * G, i maximises s over I_up; j is taken from I_low: ``"max_violating"`` the
+    smallest s (Keerthi et al. 2001), ``"second_order"`` the largest decrease of f along the
+    pair among the j with s_j < s_i (Fan, Chen and Lin 2005, LIBSVM's WSS 2):
+    b_ij^2 / a_ij with b_ij = s_i - s_j and a_ij = eta_ij, TAU where eta_ij <= 0.
+    """
+    s = -y * G
+    up = ((y > 0) & (alpha < U)) | ((y < 0) & (alpha > 0))
+    low = ((y > 0) & (alpha > 0)) | ((y < 0) & (alpha < U))
+    i = last_best(s, up)
+    if s[i] - s[low].min() < tol:  # m(alpha) - M(alpha), LIBSVM's stopping rule
+        return None
+    if selection == "max_violating":
+        return i, last_best(-s, low)
+    b = s[i] - s
+    a = Qbar[i, i] + np.diag(Qbar) - 2.0 * y[i] * y * Qbar[i]
+    a = np.where(a > 0, a, TAU)
+    return i, last_best(b * b / a, low & (b > 0))
+
+
+def last_best(score, allowed):
+    """The last index t with allowed[t] of the largest score[t] (LIBSVM scans with >=)."""
+    return np.flatnonzero(allowed & (score == score[allowed].max()))[-1]
 
 
 def bias(alpha, G, y, U):

@@ -1,6 +1,7 @@
-"""What the linear dual solvers share: the problem bundle, the diagonals and box of the unified
-dual (eq. 3.2), the clipped coordinate step (eq. 3.5) and the one random path (a uniform
-integer from one double, and the Fisher-Yates permutation built on it).
+"""What the linear dual solvers share: the problem bundle, the starting point, the diagonals and
+box of the unified dual (eq. 3.2), the clipped coordinate step (eq. 3.5), the shrinking solvers'
+end of a pass (dcd, dcd_svr) and the one random path (a uniform integer from one double, and
+the Fisher-Yates permutation built on it).
 
 Every solver that draws a permutation of the coordinates draws it through :func:`shuffle`, and
 every draw with replacement through :func:`below`, so two solvers seeded alike visit the
@@ -18,12 +19,12 @@ from numba import njit
 
 from .. import objective as obj
 from ..rows import CSR, rmatvec, row_sqnorm
+from . import SolverResult
 
-ORDERS = ("permutation", "cyclic", "random")  # of the coordinates within an epoch
-OUTPUTS = ("last", "average", "random")  # of the stochastic solvers: last state, window average, a random state
 PERMUTATION, CYCLIC, RANDOM = 0, 1, 2
 LAST, AVERAGE, RANDOM_ITERATE = 0, 1, 2
 LOOKAHEAD = 4  # steps ahead whose row and per-sample values start loading early (rows.prefetch)
+EPOCH, ACTIVE, N_ACTIVE, CONVERGED = range(4)  # the entries of a shrinking solver's count
 
 Problem = namedtuple("Problem", "X y Ci code B")
 Problem.__doc__ = """One binary linear problem: the rows X (rows.as_rows), labels y in {-1, +1},
@@ -55,6 +56,41 @@ def clipped_step(a, G, QD, U):
     if QD > 0.0:
         return min(max(a - G / QD, 0.0), U)
     return U if G < 0.0 else 0.0
+
+
+@njit(cache=True)
+def compact(index, active, shrunk):
+    """Drop the marked entries of index[:active] (clearing their marks), the others keeping
+    their order; returns the count kept."""
+    kept = 0
+    for s in range(active):
+        i = index[s]
+        if shrunk[i]:
+            shrunk[i] = False
+        else:
+            index[kept] = i
+            kept += 1
+    return kept
+
+
+@njit(cache=True)
+def end_pass(count, index, new_active, met, max_iter):
+    """Count a shrinking solver's pass: the epoch, the active set and whether it converged
+    (the rule met on every variable). When only the shrunk problem meets the rule, every
+    variable comes back (the unshrink: index reset) and the rule must hold on a full pass.
+    Returns (unshrunk, finished)."""
+    n = index.shape[0]
+    count[EPOCH] += 1
+    converged = met and new_active == n
+    count[CONVERGED] = converged
+    count[N_ACTIVE] = new_active
+    unshrunk = met and not converged
+    if unshrunk:
+        count[ACTIVE] = n
+        reset(index)
+    else:
+        count[ACTIVE] = new_active
+    return unshrunk, converged or count[EPOCH] >= max_iter
 
 
 @njit(cache=True)
@@ -100,6 +136,23 @@ def seed(value):
     np.random.seed(value)
 
 
+class ShrinkingState:
+    """What the shrinking DCD states (dcd, dcd_svr) share of the slice contract
+    (:mod:`svmlab.solvers.slices`): ``arrays`` holds w and count = [epoch, active, n_active,
+    converged]."""
+
+    unit = "epoch"
+
+    def status(self):
+        count = self.arrays.count
+        return count[EPOCH], count[N_ACTIVE], np.nan
+
+    def _result(self, dual):
+        """The SolverResult of the dual point ``dual`` (alpha or beta), w and the counts."""
+        count = self.arrays.count
+        return SolverResult(dual, self.arrays.w, 0.0, int(count[EPOCH]), bool(count[CONVERGED]))
+
+
 def primal_size(X):
     """The length d + 1 of w (the bias feature's weight last), for dense rows or CSR."""
     return (int(X.n_cols) if isinstance(X, CSR) else X.shape[1]) + 1
@@ -110,11 +163,16 @@ def w_of(X, y, B, alpha):
     return rmatvec(X, alpha * y, B, np.zeros(primal_size(X)))
 
 
+def starting_point(problem, alpha0):
+    """(alpha, w(alpha)): zero, or warm_start's previous alpha clipped to this fit's box."""
+    X, y, Ci, code, B = problem
+    if alpha0 is None:
+        return np.zeros(len(y)), np.zeros(primal_size(X))
+    alpha = np.clip(np.asarray(alpha0, dtype=float), 0.0, box(Ci, code))
+    return alpha, w_of(X, y, B, alpha)
+
+
 def box(Ci, code):
     """The upper bounds U_i of the dual box (eq. 3.2)."""
     return np.array([obj.upper(c, code) for c in Ci])
 
-
-def warm_alpha(alpha, Ci, code):
-    """A previous fit's alpha clipped to this fit's box [0, U_i] (a copy), for warm_start."""
-    return np.clip(np.asarray(alpha, dtype=float), 0.0, box(Ci, code))

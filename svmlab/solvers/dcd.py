@@ -31,12 +31,9 @@ from numba import njit
 from .. import objective as obj
 from .. import trace
 from ..rows import assign, distance, dot, lookahead, margins, prefetch, prefetch_row, row_axpy, row_dot
-from ..validation import check_bool, one_of
-from . import SolverResult
-from .coordinate import (CYCLIC, ORDERS, RANDOM, below, clipped_step, diagonals, primal_size, reset, seed,
-                         shuffle, w_of, warm_alpha)
-
-STOPPING = ("pg", "dw")
+from . import ORDERS
+from .coordinate import (ACTIVE, CYCLIC, EPOCH, N_ACTIVE, RANDOM, ShrinkingState, below, clipped_step,
+                         compact, diagonals, end_pass, seed, shuffle, starting_point)
 
 Rule = namedtuple("Rule", "tol max_iter shrinking order dw_rule")
 Rule.__doc__ = """DCD's stopping rule and options: tol, max_iter, shrinking, the order code and
@@ -45,23 +42,19 @@ whether the rule is "dw"."""
 Arrays = namedtuple("Arrays", "alpha w w_old QD U Dg index shrunk count bounds")
 Arrays.__doc__ = """The state a slice advances: alpha, w, w at the start of the epoch (for the dw
 rule and the trace; empty otherwise), the diagonals Q-bar_ii, U_i, D_ii, the active set
-index[:active] and the marks of the pass, count = [epoch, active, n_active, converged], and
-bounds = [M_old, m_old, |w_k - w_(k-1)|]."""
-_EPOCH, _ACTIVE, _N_ACTIVE, _CONVERGED = 0, 1, 2, 3
+index[:active] and the marks of the pass, count = [epoch, active, n_active, converged]
+(coordinate.EPOCH, ...), and bounds = [M_old, m_old, |w_k - w_(k-1)|]."""
 _M_OLD, _M_LOW, _DW = 0, 1, 2
 
 
-class State:
+class State(ShrinkingState):
     """A DCD run, advanced by :func:`svmlab.solvers.slices.run` (see its contract)."""
-
-    unit = "epoch"
 
     def __init__(self, problem, rule, buf, seed_value, alpha0=None):
         X, y, Ci, code, B = problem
         n = len(y)
         QD, U, Dg = diagonals(X, Ci, code, B, 0.0)
-        alpha = np.zeros(n) if alpha0 is None else warm_alpha(alpha0, Ci, code)
-        w = np.zeros(primal_size(X)) if alpha0 is None else w_of(X, y, B, alpha)
+        alpha, w = starting_point(problem, alpha0)
         w_old = np.zeros(w.shape[0] if rule.dw_rule or buf.every > 0 else 0)
         count = np.array([0, n, n, 0], dtype=np.int64)
         bounds = np.array([np.inf, -np.inf, 0.0])
@@ -72,20 +65,14 @@ class State:
     def advance(self, budget):
         return _advance(self.problem, self.rule, self.arrays, self.buf, budget)
 
-    def status(self):
-        count = self.arrays.count
-        return count[_EPOCH], count[_N_ACTIVE], np.nan
-
     def result(self):
-        a = self.arrays
-        return SolverResult(a.alpha, a.w, 0.0, int(a.count[_EPOCH]), bool(a.count[_CONVERGED]))
+        return self._result(self.arrays.alpha)
 
 
 def start(problem, stop, buf, rng, alpha0=None, shrinking=True, order="permutation", stopping="pg"):
     """A DCD state on ``problem`` (a coordinate.Problem), from ``alpha0`` (clipped to the box)
     or from 0; see the module docstring for the options."""
-    rule = Rule(stop.tol, stop.max_iter, check_bool(shrinking, "shrinking"),
-                ORDERS.index(one_of(order, "order", ORDERS)), one_of(stopping, "stopping", STOPPING) == "dw")
+    rule = Rule(stop.tol, stop.max_iter, shrinking, ORDERS.index(order), stopping == "dw")
     return State(problem, rule, buf, int(rng.integers(2**31 - 1)), alpha0)
 
 
@@ -94,40 +81,32 @@ def _begin(p, s, buf, seed_value):
     seed(seed_value)
     trace.start(buf)
     if buf.every > 0:
-        _record(p, buf, 0, s.count[_N_ACTIVE], 0.0, s.alpha, s.w, False)
+        _record(p, buf, 0, s.count[N_ACTIVE], 0.0, s.alpha, s.w, False)
 
 
 @njit(cache=True)
 def _advance(p, rule, s, buf, budget):
     """At most ``budget`` epochs of Algorithm 3.1 / 4.1 from the state ``s``; returns (epochs
     run, finished)."""
-    n = s.alpha.shape[0]
     count, bounds = s.count, s.bounds
     for done in range(1, budget + 1):
-        active = count[_ACTIVE]
+        active = count[ACTIVE]
         if rule.order != CYCLIC and rule.order != RANDOM:
             shuffle(s.index, active)
         if s.w_old.shape[0] > 0:
             assign(s.w_old, s.w)
         M_new, m_new, new_active = _pass(p, s, active, bounds[_M_OLD], bounds[_M_LOW], rule.shrinking,
                                          rule.order == RANDOM)
-        count[_EPOCH] += 1
-        epoch = count[_EPOCH]
         if s.w_old.shape[0] > 0:
             bounds[_DW] = distance(s.w, s.w_old)
         met = bounds[_DW] < rule.tol if rule.dw_rule else M_new - m_new <= rule.tol
-        converged = met and new_active == n
-        count[_CONVERGED] = converged
-        count[_N_ACTIVE] = new_active
-        if met and not converged:  # the unshrink: every variable back, bounds reset
-            count[_ACTIVE] = n
-            reset(s.index)
+        unshrunk, finished = end_pass(count, s.index, new_active, met, rule.max_iter)
+        if unshrunk:  # every variable back: the bounds reset
             bounds[_M_OLD], bounds[_M_LOW] = np.inf, -np.inf
         else:
-            count[_ACTIVE] = new_active
             bounds[_M_OLD] = np.inf if M_new <= 0.0 else M_new
             bounds[_M_LOW] = -np.inf if m_new >= 0.0 else m_new
-        finished = converged or epoch >= rule.max_iter
+        epoch = count[EPOCH]
         if trace.due(buf, epoch, finished):
             _record(p, buf, epoch, new_active, bounds[_DW], s.alpha, s.w, finished)
         if finished:
@@ -169,21 +148,7 @@ def _pass(p, s, active, M_old, m_old, shrinking, draw):
             new = clipped_step(a, G, QD[i], U[i])  # eq. 3.5
             alpha[i] = new
             row_axpy(X, i, (new - a) * y[i], w, B)  # eq. 3.7
-    return M_new, m_new, _compact(index, active, shrunk)
-
-
-@njit(cache=True)
-def _compact(index, active, shrunk):
-    """Drop the marked entries of index[:active] (clearing their marks); returns the count kept."""
-    kept = 0
-    for s in range(active):
-        i = index[s]
-        if shrunk[i]:
-            shrunk[i] = False
-        else:
-            index[kept] = i
-            kept += 1
-    return kept
+    return M_new, m_new, compact(index, active, shrunk)
 
 
 @njit(cache=True)

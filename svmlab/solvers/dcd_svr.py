@@ -38,13 +38,9 @@ from numba import njit
 from .. import objective as obj
 from .. import regression as reg
 from .. import trace
-from ..rows import dot, matvec, prefetch, prefetch_row, row_axpy, row_dot, row_sqnorm
-from ..validation import check_bool, one_of
-from . import SolverResult
-from .coordinate import LOOKAHEAD, primal_size, reset, seed, shuffle
-from .dcd import _compact  # the classification DCD's removal of shrunk variables
-
-ORDERS = ("permutation", "cyclic")
+from ..rows import dot, matvec, prefetch, prefetch_row, row_axpy, row_dot
+from .coordinate import (ACTIVE, EPOCH, LOOKAHEAD, N_ACTIVE, ShrinkingState, compact, diagonals, end_pass,
+                         primal_size, seed, shuffle)
 
 Problem = namedtuple("Problem", "X z Ci epsilon code B")
 Problem.__doc__ = """One linear regression problem: the rows X (rows.as_rows), targets z, penalties
@@ -55,20 +51,17 @@ Rule = namedtuple("Rule", "tol max_iter shrinking cyclic")
 
 Arrays = namedtuple("Arrays", "beta w H U index shrunk count bounds")
 Arrays.__doc__ = """The state a slice advances: beta, w, H_i = Q_ii + D_ii, U_i, the active set
-index[:active] and the marks of the pass, count = [epoch, active, n_active, converged] and
-bounds = [M_old, the first epoch's summed violation (-1 before it)]."""
-_EPOCH, _ACTIVE, _N_ACTIVE, _CONVERGED = 0, 1, 2, 3
+index[:active] and the marks of the pass, count = [epoch, active, n_active, converged]
+(coordinate.EPOCH, ...) and bounds = [M_old, the first epoch's summed violation (-1 before it)]."""
 _M_OLD, _FIRST = 0, 1
 
 
-class State:
+class State(ShrinkingState):
     """A DCD-SVR run, advanced by :func:`svmlab.solvers.slices.run` (see its contract)."""
-
-    unit = "epoch"
 
     def __init__(self, problem, rule, buf, seed_value):
         n = len(problem.z)
-        H, U = _diagonals(problem.X, problem.Ci, problem.code, problem.B)
+        H, U, _ = diagonals(problem.X, problem.Ci, problem.code, problem.B, 0.0)  # H_i = Q_ii + D_ii
         count = np.array([0, n, n, 0], dtype=np.int64)
         self.problem, self.rule, self.buf = problem, rule, buf
         self.arrays = Arrays(np.zeros(n), np.zeros(primal_size(problem.X)), H, U, np.arange(n),
@@ -78,31 +71,14 @@ class State:
     def advance(self, budget):
         return _advance(self.problem, self.rule, self.arrays, self.buf, budget)
 
-    def status(self):
-        count = self.arrays.count
-        return count[_EPOCH], count[_N_ACTIVE], np.nan
-
     def result(self):
-        a = self.arrays
-        return SolverResult(a.beta, a.w, 0.0, int(a.count[_EPOCH]), bool(a.count[_CONVERGED]))
+        return self._result(self.arrays.beta)
 
 
 def start(problem, stop, buf, rng, shrinking=True, order="permutation"):
     """A DCD-SVR state on ``problem`` (a :data:`Problem`), from beta = 0."""
-    rule = Rule(stop.tol, stop.max_iter, check_bool(shrinking, "shrinking"),
-                one_of(order, "order", ORDERS) == "cyclic")
+    rule = Rule(stop.tol, stop.max_iter, shrinking, order == "cyclic")
     return State(problem, rule, buf, int(rng.integers(2**31 - 1)))
-
-
-@njit(cache=True)
-def _diagonals(X, Ci, code, B):
-    """H_i = |[x_i, B]|^2 + D_ii and the bounds U_i."""
-    n = Ci.shape[0]
-    H, U = np.empty(n), np.empty(n)
-    for i in range(n):
-        U[i] = obj.upper(Ci[i], code)
-        H[i] = row_sqnorm(X, i, B) + obj.diag(Ci[i], code)
-    return H, U
 
 
 @njit(cache=True)
@@ -110,35 +86,24 @@ def _begin(p, s, buf, seed_value):
     seed(seed_value)
     trace.start(buf)
     if buf.every > 0:
-        _record(p, buf, 0, s.count[_N_ACTIVE], s.beta, s.w, False)
+        _record(p, buf, 0, s.count[N_ACTIVE], s.beta, s.w, False)
 
 
 @njit(cache=True)
 def _advance(p, rule, s, buf, budget):
     """At most ``budget`` epochs from the state ``s``; returns (epochs run, finished)."""
-    n = s.beta.shape[0]
     count, bounds = s.count, s.bounds
     for done in range(1, budget + 1):
-        active = count[_ACTIVE]
+        active = count[ACTIVE]
         if not rule.cyclic:
             shuffle(s.index, active)
         M_new, total, new_active = _pass(p, s, active, bounds[_M_OLD], rule.shrinking)
-        count[_EPOCH] += 1
-        epoch = count[_EPOCH]
         if bounds[_FIRST] < 0.0:
             bounds[_FIRST] = total
         met = total <= rule.tol * bounds[_FIRST]  # LIBLINEAR's rule
-        converged = met and new_active == n
-        count[_CONVERGED] = converged
-        count[_N_ACTIVE] = new_active
-        if met and not converged:  # the unshrink: every variable back
-            count[_ACTIVE] = n
-            reset(s.index)
-            bounds[_M_OLD] = np.inf
-        else:
-            count[_ACTIVE] = new_active
-            bounds[_M_OLD] = M_new
-        finished = converged or epoch >= rule.max_iter
+        unshrunk, finished = end_pass(count, s.index, new_active, met, rule.max_iter)
+        bounds[_M_OLD] = np.inf if unshrunk else M_new
+        epoch = count[EPOCH]
         if trace.due(buf, epoch, finished):
             _record(p, buf, epoch, new_active, s.beta, s.w, finished)
         if finished:
@@ -176,7 +141,7 @@ def _pass(p, s, active, M_old, shrinking):
             new = min(max(new, -u), u)
             beta[i] = new
             row_axpy(X, i, new - b, w, B)
-    return M_new, total, _compact(index, active, shrunk)
+    return M_new, total, compact(index, active, shrunk)
 
 
 @njit(cache=True)

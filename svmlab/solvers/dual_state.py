@@ -23,7 +23,6 @@ from .. import regression as reg
 from .. import trace
 from ..kernel_rows import column
 from ..rows import dot
-from ..validation import positive_number
 from .kernel_cache import HITS, MISSES, opened
 from .qmatrix import q_diag, q_full_column
 
@@ -54,10 +53,10 @@ class DualRun:
 
 
 def held_cache(m, cache_size):
-    """(hold, cache): a kernel cache of ``cache_size`` MB for m variables on the pool the last
-    run left (:func:`svmlab.solvers.kernel_cache.opened`), held until ``hold.close()``."""
+    """(hold, cache): a kernel cache of ``cache_size`` MB for columns of length m, on the pool the
+    last run left (:func:`svmlab.solvers.kernel_cache.opened`), held until ``hold.close()``."""
     hold = ExitStack()
-    return hold, hold.enter_context(opened(m, positive_number(cache_size, "cache_size")))
+    return hold, hold.enter_context(opened(m, cache_size))
 
 
 @njit(cache=True, inline="always")

@@ -3,7 +3,9 @@
 SMO and kernel DCD need one or two columns of the n x n matrix Q per update; computing a
 column costs n kernel evaluations, storing all of Q costs 8 n^2 bytes. As LIBSVM, we keep
 the columns used most recently in a pool of fixed size (``cache_size`` MB) and evict the
-least recently used one when a new column needs room.
+least recently used one when a new column needs room. Epsilon-SVR's 2n-variable Q-matrix keeps
+plain kernel columns K(., x_t) here (y = 1), one per sample, and applies its signs itself
+(:data:`svmlab.solvers.qmatrix.RegressionQ`, as LIBSVM's ``SVR_Q``).
 
 Shrinking makes the solver look at an active subset of the samples only: the active samples
 are ``order[:active_size]``. A column is computed on the active entries alone and extended

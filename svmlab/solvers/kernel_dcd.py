@@ -33,7 +33,6 @@ from numba import njit
 from .. import objective as obj
 from .. import trace
 from ..kernel_rows import prepare
-from ..validation import check_bool
 from . import SolverResult, qmatrix, slices
 from .coordinate import clipped_step, shuffle
 from .dual_state import (DualRun, Problem, held_cache, new_scratch, new_state, reconstruct_gradient, record_row,
@@ -48,14 +47,15 @@ M_OLD, M_LOW = range(2)  # its float ones: the largest and smallest PG of the la
 
 def start(problem, stop, buf, rng, alpha0=None, shrinking=True, cache_size=200):
     """A kernel DCD state on ``problem`` (a ``solvers.KernelProblem`` without a bias), from 0 or
-    from ``alpha0`` clipped to the box; ``stop`` a ``coordinate.Stop``."""
+    from ``alpha0`` clipped to the box; ``stop`` a ``coordinate.Stop``; the options checked by
+    the registry."""
     X, kernel, y, Ci, code, free = problem
     if free:
         raise ValueError("solver='dcd' solves the dual without a bias: single-coordinate steps cannot keep the "
                          "equality constraint of a free bias. Use fit_intercept=False, or solver='smo'.")
     n = y.shape[0]
     kr = prepare(X, kernel)
-    rule = Rule(stop.tol, stop.max_iter, check_bool(shrinking, "shrinking"), int(rng.integers(2 ** 31)))
+    rule = Rule(stop.tol, stop.max_iter, shrinking, int(rng.integers(2 ** 31)))
     hold, cache = held_cache(n, cache_size)
     prob = Problem(qmatrix.classification(cache, kr, y), np.full(n, -1.0), Ci, code, False, np.zeros(0), 0.0)
     return State(prob, rule, buf, new_scratch(kr, n, buf.rows.shape[0]), hold, alpha0)

@@ -3,18 +3,18 @@
 Shalev-Shwartz, Singer, Srebro and Cotter (Math. Programming 2011) minimise the lambda-form
 lam/2 |w|^2 + 1/n sum_i s_i hinge(y_i w.x_i); with lam = 1 / (n C_bar), C_bar the mean of the
 C_i and s_i = C_i / C_bar this is the book's C-form divided by n C_bar (the same minimiser).
-Step t takes a mini-batch A_t of k samples and the learning rate eta_t = 1 / (lam t)::
+Step t takes a mini-batch A_t of ``batch`` samples and the learning rate eta_t = 1 / (lam t)::
 
-    w <- (1 - 1/t) w + eta_t / k * sum_{i in A_t, y_i w.x_i < 1} s_i y_i x_i
-      =  (1 - 1/t) w + n / (t k) * sum_{i in A_t, y_i w.x_i < 1} C_i y_i x_i      (eq. 7.2)
+    w <- (1 - 1/t) w + eta_t / |A_t| * sum_{i in A_t, y_i w.x_i < 1} s_i y_i x_i
+      =  (1 - 1/t) w + n / (t |A_t|) * sum_{i in A_t, y_i w.x_i < 1} C_i y_i x_i      (eq. 7.2)
     optionally w <- min(1, r / |w|) w,   r = 1 / sqrt(lam) = sqrt(sum_i C_i)      (eq. 7.3)
 
 The ball of radius r holds the optimum (|w*|^2 <= sum_i alpha_i <= sum_i C_i by strong
 duality), so the projection never cuts it off and bounds the early, large steps. w is stored
 as a * v, so the shrink (1 - 1/t) and the projection cost O(1) and a step O(nnz of the batch).
 
-Samples are drawn uniformly with replacement (n draws an epoch, cut into batches of k, the
-last one shorter when k does not divide n, and the sum divided by the batch's own size; a
+Samples are drawn uniformly with replacement (n draws an epoch, cut into batches of ``batch``,
+the last one shorter when batch does not divide n, and the sum divided by its own size |A_t|; a
 batch may repeat a sample, which keeps the subgradient estimate unbiased). ``output``:
 "last" the last iterate, "average" the average of the states T0 = T/2 .. T-1 of the T steps
 (kept lazily, O(nnz) a step), "random" one of them drawn at random.
@@ -48,23 +48,23 @@ from .. import objective as obj
 from .. import trace
 from ..estimators import ConvergenceWarning
 from ..rows import assign, distance, dot, margins, prefetch, prefetch_row, row_axpy, row_dot, row_sqnorm
-from ..validation import check_bool, one_of, positive_int
-from . import SolverResult
-from .coordinate import (AVERAGE, LAST, LOOKAHEAD, OUTPUTS, RANDOM, RANDOM_ITERATE, epoch_order, primal_size, seed,
+from . import OUTPUTS, SolverResult
+from .coordinate import (AVERAGE, LAST, LOOKAHEAD, RANDOM, RANDOM_ITERATE, epoch_order, primal_size, seed,
                          w_of)
 
 _RESCALE = 1e-9  # fold the scale a into v when it falls below this
 
-Rule = namedtuple("Rule", "max_iter k output radius T0 pick t0")
-Rule.__doc__ = """Pegasos' options: max_iter epochs, the batch size k, the output code, the radius
+Rule = namedtuple("Rule", "max_iter batch output radius T0 pick t0")
+Rule.__doc__ = """Pegasos' options: max_iter epochs, the batch size, the output code, the radius
 of the projection (inf: none), the output window's first state T0, the state ``pick`` kept for
 output="random" (-1: none), and the steps t0 a warm start stands for (eta_t = 1 / (lam (t0 + t)))."""
 
-Arrays = namedtuple("Arrays", "v u U Ua s sq index margin vx out out_alpha w_prev count")
+Arrays = namedtuple("Arrays", "v u U Ua scalars sq index margin vx out out_alpha w_prev count")
 Arrays.__doc__ = """The state: w = a v and alpha = a u, the window sums U, Ua (output="average"),
-the scalars s = [a, |v|^2, A], |x_i|^2 (with the projection), the epoch's draws, the batch's
+the scalars [a, |v|^2, a_sum], |x_i|^2 (with the projection), the epoch's draws, the batch's
 margins and x_i . v, the kept output, w at the last record, and count = [epoch, t, finished]."""
 _EPOCH, _T, _FINISHED = 0, 1, 2
+_SCALE, _NORM2, _SCALE_SUM = 0, 1, 2  # the entries of scalars: a, |v|^2, a_sum
 
 
 class State:
@@ -81,7 +81,7 @@ class State:
         sq = _sqnorms(X, B, np.empty(n if rule.radius < np.inf else 0))
         self.problem, self.rule, self.buf, self._result = problem, rule, buf, None
         self.arrays = Arrays(v, u, np.zeros(v.shape[0] if average else 0), np.zeros(n if average else 0),
-                             np.array([1.0, 0.0, 0.0]), sq, np.arange(n), np.empty(rule.k), np.empty(rule.k),
+                             np.array([1.0, 0.0, 0.0]), sq, np.arange(n), np.empty(rule.batch), np.empty(rule.batch),
                              np.zeros(v.shape[0]), np.zeros(n), np.zeros(v.shape[0] if buf.every > 0 else 0),
                              np.zeros(3, dtype=np.int64))
         seed(seed_value)
@@ -104,11 +104,11 @@ class State:
         X, y, Ci, code, B = self.problem
         a, rule = self.arrays, self.rule
         if rule.output == LAST:
-            _scaled(a.out, a.s[0], a.v)
-            _scaled(a.out_alpha, a.s[0], a.u)
+            _scaled(a.out, a.scalars[_SCALE], a.v)
+            _scaled(a.out_alpha, a.scalars[_SCALE], a.u)
         elif rule.output == AVERAGE:
-            _average(a.out, a.s[2], a.v, a.U, a.count[_T] - rule.T0)
-            _average(a.out_alpha, a.s[2], a.u, a.Ua, a.count[_T] - rule.T0)
+            _average(a.out, a.scalars[_SCALE_SUM], a.v, a.U, a.count[_T] - rule.T0)
+            _average(a.out_alpha, a.scalars[_SCALE_SUM], a.u, a.Ua, a.count[_T] - rule.T0)
         w, alpha = a.out, a.out_alpha
         if not (np.isfinite(w).all() and np.isfinite(alpha).all()):
             raise ValueError(f"Pegasos' iterate overflowed: its steps n C_i / t are too large for C up to "
@@ -121,17 +121,13 @@ def start(problem, stop, buf, rng, alpha0=None, batch_size=1, output="last", pro
     """Algorithm 7.1 (mini-batch Pegasos) as a state; a warm start begins at w(alpha0) as if
     after one epoch of steps. See the module docstring."""
     X, y, Ci, code, B = problem
-    if code != obj.HINGE:
-        raise ValueError("solver='pegasos' supports loss='hinge' only; for the squared hinge use "
-                         "solver='sdca' or 'dcd'.")
-    k = positive_int(batch_size, "batch_size")
-    output_code = OUTPUTS.index(one_of(output, "output", OUTPUTS))
-    radius = math.sqrt(Ci.sum()) if check_bool(projection, "projection") else np.inf
-    steps = math.ceil(len(y) / k)
+    batch, output_code = batch_size, OUTPUTS.index(output)
+    radius = math.sqrt(Ci.sum()) if projection else np.inf
+    steps = math.ceil(len(y) / batch)
     T = stop.max_iter * steps
     seed_value = int(rng.integers(2**31 - 1))
     pick = int(rng.integers(T // 2, T)) if output_code == RANDOM_ITERATE else -1
-    rule = Rule(stop.max_iter, k, output_code, radius, T // 2, pick, 0 if alpha0 is None else steps)
+    rule = Rule(stop.max_iter, batch, output_code, radius, T // 2, pick, 0 if alpha0 is None else steps)
     return State(problem, rule, buf, seed_value, alpha0)
 
 
@@ -147,9 +143,10 @@ def _warn_if_worse_than_zero(X, y, Ci, B, w):
 
 # The iterate is w = a v, so that the shrink and the projection only change the scale a; its
 # coefficients are alpha = a u, with u_i the steps taken along y_i x_i in units of v.
-# With averaging, the sum of the states in the window is S = A v - U, with A the sum of
-# their scales (the trick of Xu 2011 for averaged SGD): adding d to v adds A d to U, and
-# S costs nothing a step; likewise A u - Ua for alpha. The scalars live in s = [a, |v|^2, A].
+# With averaging, the sum of the states in the window is S = a_sum v - U, with a_sum the sum
+# of their scales (the trick of Xu 2011 for averaged SGD): adding d to v adds a_sum d to U, and
+# S costs nothing a step; likewise a_sum u - Ua for alpha. The scalars a, |v|^2 and a_sum live
+# in one array, ``scalars``.
 
 @njit(cache=True)
 def _sqnorms(X, B, out):
@@ -178,7 +175,7 @@ def _advance(p, rule, s, buf, budget):
     for done in range(1, budget + 1):
         s.count[_EPOCH] += 1
         epoch_order(RANDOM, s.index)
-        s.s[1] = dot(s.v, s.v)  # |v|^2 afresh each epoch, against drift
+        s.scalars[_NORM2] = dot(s.v, s.v)  # |v|^2 afresh each epoch, against drift
         s.count[_T] = _epoch(p, rule, s, s.count[_T])
         if _evaluate(p, rule, s, buf):
             return done, True
@@ -186,10 +183,10 @@ def _advance(p, rule, s, buf, budget):
 
 
 @njit(cache=True)
-def _average(out, A, v, U, count):
-    """out = (A v - U) / count, the average of the states in the window."""
+def _average(out, a_sum, v, U, count):
+    """out = (a_sum v - U) / count, the average of the states in the window."""
     for j in range(out.shape[0]):
-        out[j] = (A * v[j] - U[j]) / count
+        out[j] = (a_sum * v[j] - U[j]) / count
 
 
 @njit(cache=True)
@@ -197,19 +194,19 @@ def _epoch(p, rule, state, t):
     """Steps t + 1, ... of eq. 7.2 (and the projection 7.3) over one epoch's batches; returns
     the last t. The row LOOKAHEAD draws ahead starts loading early; see the module docstring."""
     X, y, Ci, B = p.X, p.y, p.Ci, p.B
-    radius, k, T0, pick, t0 = rule.radius, rule.k, rule.T0, rule.pick, rule.t0
-    v, u, U, Ua, s, sq, index = state.v, state.u, state.U, state.Ua, state.s, state.sq, state.index
+    radius, batch, T0, pick, t0 = rule.radius, rule.batch, rule.T0, rule.pick, rule.t0
+    v, u, U, Ua, sc, sq, index = state.v, state.u, state.U, state.Ua, state.scalars, state.sq, state.index
     margin, vx, out, out_alpha = state.margin, state.vx, state.out, state.out_alpha
     n = index.shape[0]
-    for start in range(0, n, k):
+    for start in range(0, n, batch):
         if t == pick:  # output="random": keep state t
-            _scaled(out, s[0], v)
-            _scaled(out_alpha, s[0], u)
+            _scaled(out, sc[_SCALE], v)
+            _scaled(out_alpha, sc[_SCALE], u)
         if U.shape[0] > 0 and t >= T0:
-            s[2] += s[0]  # state t enters the average: S += a v
+            sc[_SCALE_SUM] += sc[_SCALE]  # state t enters the average: S += a v
         t += 1
-        b = min(start + k, n) - start
-        for j in range(b):  # margins at w_t, before the step
+        size = min(start + batch, n) - start  # |A_t|
+        for j in range(size):  # margins at w_t, before the step
             if start + j + LOOKAHEAD < n:
                 r = index[start + j + LOOKAHEAD]
                 prefetch_row(X, r)
@@ -220,44 +217,46 @@ def _epoch(p, rule, state, t):
                     prefetch(sq, r)
             i = index[start + j]
             vx[j] = row_dot(X, i, v, B)  # x_i . v
-            margin[j] = y[i] * s[0] * vx[j]
+            margin[j] = y[i] * sc[_SCALE] * vx[j]
         if t0 + t > 1:
-            s[0] *= 1.0 - 1.0 / (t0 + t)  # at t = 1 the factor is 0, and w_1 = 0 already
+            sc[_SCALE] *= 1.0 - 1.0 / (t0 + t)  # at t = 1 the factor is 0, and w_1 = 0 already
         moved = False  # whether v has changed in this batch
-        for j in range(b):
+        for j in range(size):
             if margin[j] < 1.0:
                 i = index[start + j]
-                c = n * Ci[i] * y[i] / ((t0 + t) * b * s[0])  # in units of v
+                c = n * Ci[i] * y[i] / ((t0 + t) * size * sc[_SCALE])  # in units of v
                 if radius < np.inf:  # |v + c x_i|^2 from the current v
                     # x_i . v: the product of the margin while v is as it was then (always with
                     # batch_size 1), recomputed once an earlier step of the batch has moved v
                     xv = row_dot(X, i, v, B) if moved else vx[j]
-                    s[1] += 2.0 * c * xv + c * c * sq[i]
+                    sc[_NORM2] += 2.0 * c * xv + c * c * sq[i]
                 row_axpy(X, i, c, v, B)
                 moved = True
                 u[i] += c * y[i]  # c carries the sign y_i; alpha does not
                 if U.shape[0] > 0:
-                    row_axpy(X, i, s[2] * c, U, B)
-                    Ua[i] += s[2] * c * y[i]
-        _project_and_fold(v, u, s, radius)
+                    row_axpy(X, i, sc[_SCALE_SUM] * c, U, B)
+                    Ua[i] += sc[_SCALE_SUM] * c * y[i]
+        _project_and_fold(v, u, sc, radius)
     return t
 
 
 @njit(cache=True)
-def _project_and_fold(v, u, s, radius):
+def _project_and_fold(v, u, sc, radius):
     """w <- min(1, r/|w|) w (eq. 7.3); then, if a is tiny, fold it into v and u (w, alpha, S
-    unchanged)."""
-    norm = s[0] * np.sqrt(max(s[1], 0.0))
+    unchanged). ``sc`` holds the scalars a, |v|^2, a_sum."""
+    a = sc[_SCALE]
+    norm = a * np.sqrt(max(sc[_NORM2], 0.0))
     if radius < norm < np.inf:  # an infinite norm (overflow) is left for solve() to refuse
-        s[0] *= radius / norm
-    if 0.0 < s[0] < _RESCALE:
+        a *= radius / norm
+        sc[_SCALE] = a
+    if 0.0 < a < _RESCALE:
         for j in range(v.shape[0]):
-            v[j] *= s[0]
+            v[j] *= a
         for i in range(u.shape[0]):
-            u[i] *= s[0]
-        s[1] *= s[0] * s[0]
-        s[2] /= s[0]
-        s[0] = 1.0
+            u[i] *= a
+        sc[_NORM2] *= a * a
+        sc[_SCALE_SUM] /= a
+        sc[_SCALE] = 1.0
 
 
 @njit(cache=True)
@@ -271,7 +270,7 @@ def _scaled(out, a, v):
 def _record(p, buf, epoch, state, last):
     """P at w = a v; D, gap and KKT are NaN (no dual); n_active counts the margin violators."""
     X, y, Ci, B = p.X, p.y, p.Ci, p.B
-    v, u, a, w_prev = state.v, state.u, state.s[0], state.w_prev
+    v, u, a, w_prev = state.v, state.u, state.scalars[_SCALE], state.w_prev
     t = trace.pause(buf)
     w = np.empty(v.shape[0])
     _scaled(w, a, v)

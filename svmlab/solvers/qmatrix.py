@@ -12,22 +12,52 @@ over m variables with signs s:
   so variable j and j + n stand for the same sample (:func:`svmlab.kernel_rows.column` reads
   an index k >= n as sample k - n).
 
-A :data:`QMatrix` holds the signs, the kernel and its data (:data:`svmlab.kernel_rows.KernelRows`)
-and an LRU :mod:`kernel cache <svmlab.solvers.kernel_cache>` of columns of Q. Unlike LIBSVM's
-``SVR_Q``, which caches n-length kernel columns and expands them with the signs, the cache here
-holds m-length columns of Q itself, so SVR pays twice the kernel evaluations per miss.
+A :data:`QMatrix` (classification) holds the signs, the kernel and its data
+(:data:`svmlab.kernel_rows.KernelRows`) and an LRU :mod:`kernel cache <svmlab.solvers.kernel_cache>`
+of columns of Q itself.
+
+A :data:`RegressionQ` (epsilon-SVR) caches, as LIBSVM's ``SVR_Q``, *kernel* columns K(., x_t) of
+length n, one per sample, in the same LRU cache: variables t and t + n share the column of sample
+t, so a miss costs n kernel evaluations (not 2n) and the same megabytes hold twice the columns
+of twice the use. The column of Q over the active set is then built from the cached kernel column
+with the signs, into one of two buffers of length 2n that alternate (the pair step needs two
+columns at once; a column asked for again while it is in a buffer is not rebuilt). The solver
+sees a cache of its own (:attr:`RegressionQ.cache`, the buffers with every variable at its own
+place: ``pos[k] = k``), on which its shrinking calls are no-ops; the kernel cache follows the
+active set lazily: when the solver's generation or active size has changed, the samples with an
+active variable become the kernel cache's active set (``sorder[:n_active]``, a stable partition,
+so the cache's rule that the order is permuted only inside the active prefix holds) and its slots
+are shortened as for classification. The values are those of the old 2n layout bit for bit:
+the signs are +-1, and the cache stores K in its own type (float32 when the pool cannot hold
+K in float64) before the sign is applied, where the old layout stored +-K in that type.
 """
 
 from collections import namedtuple
 
 import numpy as np
 from numba import njit
+from numba.extending import overload
 
 from ..kernel_rows import sample, value
-from .kernel_cache import get_column, get_full_column
+from .kernel_cache import (EVALUATIONS, GENERATION, HITS, LENGTH, MISSES, SLOTS, Cache, entry, fit_to_active,
+                           get_column, get_full_column, new_generation)
 
 QMatrix = namedtuple("QMatrix", "cache kr s")
 QMatrix.__doc__ = """Q_jk = s_j s_k K(x_(j mod n), x_(k mod n)): the cache, the kernel rows, the signs s."""
+
+RegressionQ = namedtuple("RegressionQ", "cache kr s kernel ones sorder mark book")
+RegressionQ.__doc__ = """Q of epsilon-SVR's 2n-variable dual from a cache of n-length kernel columns.
+
+cache: what the solver sees, a :data:`~svmlab.solvers.kernel_cache.Cache` whose pool is the two
+2n-buffers (pos[k] = k, slot length 2n, its generation bumped by the solver's shrinking) and whose
+``full`` receives full columns; its hits, misses and kernel evaluations mirror the kernel cache's
+(a column served from a buffer counts as a hit). kr, s: as :data:`QMatrix`. kernel: the LRU cache
+of kernel columns K(., x_t) (signs ``ones``), its active samples ``sorder[:book[N_ACTIVE]]``;
+mark: a stamp per sample; book: int64 bookkeeping (see the ``SYNC_GEN ...`` indices)."""
+
+# the entries of RegressionQ.book
+SYNC_GEN, SYNC_ACTIVE, N_ACTIVE, LAST, STAMP, BUFFER_HITS, COL, COVER, GEN = range(9)  # COL, COVER, GEN: 2 each
+BOOK = 12
 
 
 def classification(cache, kr, y):
@@ -41,20 +71,37 @@ def regression_signs(n):
 
 
 def regression(cache, kr):
-    """Q of epsilon-SVR's 2n-variable dual (signs +1 for alpha, -1 for alpha^*)."""
-    return QMatrix(cache, kr, regression_signs(kr.sqnorm.shape[0]))
+    """Q of epsilon-SVR's 2n-variable dual (signs +1 for alpha, -1 for alpha^*) on ``cache``, a
+    kernel cache for columns of length n (``kernel_cache.opened(n, cache_size)``)."""
+    n = kr.sqnorm.shape[0]
+    if cache.pos.shape[0] != n:
+        raise ValueError(f"the regression Q-matrix caches kernel columns of length n = {n}; "
+                         f"got a cache for length {cache.pos.shape[0]}")
+    m = 2 * n
+    one = np.zeros(1, dtype=np.int64)
+    state = np.zeros(cache.state.shape[0], dtype=np.int64)
+    state[LENGTH] = m
+    state[SLOTS] = m  # kernel_cache.should_fit is never true: the solver's fit_to_active does nothing
+    view = Cache(np.zeros(2 * m, dtype=cache.pool.dtype), np.arange(m), one, one, one, one, one, one, state,
+                 np.empty(0), np.empty(m, dtype=cache.pool.dtype))
+    book = np.zeros(BOOK, dtype=np.int64)
+    book[SYNC_ACTIVE], book[N_ACTIVE] = m, n
+    book[COL:COL + 2] = -1
+    book[GEN:GEN + 2] = -1
+    return RegressionQ(view, kr, regression_signs(n), cache, np.ones(n), np.arange(n),
+                       np.zeros(n, dtype=np.int64), book)
 
 
 @njit(cache=True)
 def q_column(Q, j, order, active_size, work):
     """Column j of Q, valid on ``order[:active_size]``; entry k is at ``Q.cache.pos[k]``."""
-    return get_column(Q.cache, Q.kr, Q.s, j, order, active_size, work)
+    return _column(Q, j, order, active_size, work)
 
 
 @njit(cache=True)
 def q_full_column(Q, j, order, work):
     """All of column j of Q, indexed by variable."""
-    return get_full_column(Q.cache, Q.kr, Q.s, j, order, work)
+    return _full_column(Q, j, order, work)
 
 
 @njit(cache=True)
@@ -63,3 +110,121 @@ def q_diag(Q, j):
     n = Q.kr.sqnorm.shape[0]
     i = sample(j, n)
     return value(Q.kr, Q.kr.sqnorm[i], i, i)
+
+
+def _column(Q, j, order, active_size, work):
+    raise NotImplementedError  # pragma: no cover - replaced by the overload in numba
+
+
+def _full_column(Q, j, order, work):
+    raise NotImplementedError  # pragma: no cover - replaced by the overload in numba
+
+
+@overload(_column, jit_options={"cache": True})
+def _column_overload(Q, j, order, active_size, work):
+    if getattr(Q, "instance_class", None) is RegressionQ:
+        return lambda Q, j, order, active_size, work: _regression_column(Q, j, order, active_size, work)
+    return lambda Q, j, order, active_size, work: get_column(Q.cache, Q.kr, Q.s, j, order, active_size, work)
+
+
+@overload(_full_column, jit_options={"cache": True})
+def _full_column_overload(Q, j, order, work):
+    if getattr(Q, "instance_class", None) is RegressionQ:
+        return lambda Q, j, order, work: _regression_full_column(Q, j, work)
+    return lambda Q, j, order, work: get_full_column(Q.cache, Q.kr, Q.s, j, order, work)
+
+
+# -- epsilon-SVR: 2n-columns from n-length kernel columns ------------------------------------
+@njit(cache=True)
+def _sync(Q, order, active_size):
+    """Make the kernel cache's active samples those with a variable in ``order[:active_size]``.
+
+    A new generation of the solver (it is about to permute all of ``order``) starts one in the
+    kernel cache too, with the samples in ascending order. Within a generation the active set
+    only shrinks (or comes back whole), so every marked sample lies in the old active prefix and
+    the stable partition below permutes only inside it."""
+    view, book, sorder, mark = Q.cache, Q.book, Q.sorder, Q.mark
+    n = sorder.shape[0]
+    gen = view.state[GENERATION]
+    if gen != book[SYNC_GEN]:
+        new_generation(Q.kernel)
+        for t in range(n):
+            sorder[t] = t
+        book[SYNC_GEN] = gen
+    stamp = book[STAMP] + 1
+    book[STAMP] = stamp
+    for t in range(active_size):
+        mark[sample(order[t], n)] = stamp
+    kept = 0
+    rest = np.empty(n, dtype=np.int64)
+    n_rest = 0
+    for t in range(n):
+        k = sorder[t]
+        if mark[k] == stamp:
+            sorder[kept] = k
+            kept += 1
+        else:
+            rest[n_rest] = k
+            n_rest += 1
+    sorder[kept:] = rest[:n_rest]
+    fit_to_active(Q.kernel, sorder, kept)
+    book[N_ACTIVE] = kept
+    book[SYNC_ACTIVE] = active_size
+
+
+@njit(cache=True, inline="always")
+def _mirror(Q):
+    """The solver's view counts what the kernel cache counts (and the buffer hits)."""
+    Q.cache.state[HITS] = Q.kernel.state[HITS] + Q.book[BUFFER_HITS]
+    Q.cache.state[MISSES] = Q.kernel.state[MISSES]
+    Q.cache.state[EVALUATIONS] = Q.kernel.state[EVALUATIONS]
+
+
+@njit(cache=True)
+def _expand(buf, col, pos, order, active_size, sj, n):
+    """buf[k] = s_k s_j K(x_(k mod n), x_(j mod n)) for k in order[:active_size], K(., x_j) = col
+    (entry t at pos[t], or t when pos is None)."""
+    for t in range(active_size):
+        k = order[t]
+        if k < n:
+            buf[k] = entry(col, pos, k) * sj
+        else:
+            buf[k] = entry(col, pos, k - n) * -sj
+
+
+@njit(cache=True)
+def _regression_column(Q, j, order, active_size, work):
+    view, book = Q.cache, Q.book
+    m = Q.s.shape[0]
+    n = m // 2
+    gen = view.state[GENERATION]
+    if gen != book[SYNC_GEN] or active_size != book[SYNC_ACTIVE]:
+        _sync(Q, order, active_size)
+    for b in range(2):
+        if book[COL + b] == j and book[GEN + b] == gen and book[COVER + b] >= active_size:
+            book[LAST] = b
+            book[BUFFER_HITS] += 1
+            view.state[HITS] += 1
+            return view.pool[b * m:(b + 1) * m]
+    b = 1 - book[LAST]
+    col = get_column(Q.kernel, Q.kr, Q.ones, sample(j, n), Q.sorder, book[N_ACTIVE], work)
+    buf = view.pool[b * m:(b + 1) * m]
+    if Q.kernel.state[LENGTH] == n:  # full-length kernel slots: no pos lookups
+        _expand(buf, col, None, order, active_size, Q.s[j], n)
+    else:
+        _expand(buf, col, Q.kernel.pos, order, active_size, Q.s[j], n)
+    book[COL + b], book[GEN + b], book[COVER + b], book[LAST] = j, gen, active_size, b
+    _mirror(Q)
+    return buf
+
+
+@njit(cache=True)
+def _regression_full_column(Q, j, work):
+    n = Q.sorder.shape[0]
+    col = get_full_column(Q.kernel, Q.kr, Q.ones, sample(j, n), Q.sorder, work)
+    full, sj = Q.cache.full, Q.s[j]
+    for k in range(n):
+        full[k] = col[k] * sj
+        full[k + n] = col[k] * -sj
+    _mirror(Q)
+    return full

@@ -17,17 +17,18 @@ of parameter gamma (eq. 6.7) changes only D_ii: gamma / C_i, with U_i = C_i; the
 has D_ii = 1/(2 C_i), U_i = inf (objective.py).
 
 Options: ``order`` of the coordinates within an epoch (a fresh random permutation, index order,
-or draws with replacement); ``batch_size`` b > 1 computes the b steps of a mini-batch at the
-same w and applies each scaled by 1/b (an average of dual-improving points, so D never falls);
+or draws with replacement); ``batch_size`` > 1 computes the steps of a mini-batch A_t at the
+same w and applies each scaled by 1/|A_t| (an average of dual-improving points, so D never falls);
 ``accelerated`` runs ASDCA (Shalev-Shwartz and Zhang, NIPS 2013; eq. 6.9) on the smoothed
 hinge::
 
     u = (1 - theta) w + theta v,                          v = w(alpha)
-    alpha_i <- (1 - theta) alpha_i + theta C_i clip((1 - y_i u.x_i) / gamma, 0, 1),  i in batch
+    alpha_i <- (1 - theta) alpha_i + theta C_i clip((1 - y_i u.x_i) / gamma, 0, 1),  i in A_t
     w <- (1 - theta) w + theta v
 
-with theta = 1/4 min(1, sqrt(k/b), k, k^(2/3) / b^(1/3)), k = gamma lam n / R^2 in lambda units,
-i.e. gamma / (max_i C_i R^2) here, R^2 = max_i |x_i|^2 (the paper's theorem assumes |x_i| <= 1).
+with theta = 1/4 min(1, sqrt(kappa/batch), kappa, kappa^(2/3) / batch^(1/3)) for batches of
+``batch`` samples, kappa = gamma lam n / R^2 in lambda units, i.e. gamma / (max_i C_i R^2)
+here, R^2 = max_i |x_i|^2 (the paper's theorem assumes |x_i| <= 1).
 
 ``output`` "last" returns the last iterate and stops as soon as the duality gap certifies
 it, P - D <= tol * P (checked once an epoch, one extra pass). "average" and "random" are the
@@ -46,7 +47,6 @@ changes no value: the iterates are bit for bit those of the plain loop.
 """
 
 import math
-import numbers
 from collections import namedtuple
 
 import numpy as np
@@ -56,10 +56,9 @@ from .. import objective as obj
 from .. import trace
 from ..rows import (assign, axpy, distance, dot, margins, multiply, prefetch, prefetch_row, rmatvec, row_axpy,
                     row_dot)
-from ..validation import check_bool, one_of, positive_int
-from . import SolverResult
-from .coordinate import (AVERAGE, LAST, LOOKAHEAD, ORDERS, OUTPUTS, RANDOM_ITERATE, Problem, Stop, clipped_step,
-                         diagonals, epoch_order, primal_size, seed, w_of, warm_alpha)
+from . import ORDERS, OUTPUTS, SolverResult
+from .coordinate import (AVERAGE, LAST, LOOKAHEAD, RANDOM_ITERATE, Problem, Stop, clipped_step,
+                         diagonals, epoch_order, seed, starting_point)
 
 
 Rule = namedtuple("Rule", "tol max_iter order output batch gamma theta T0 pick")
@@ -85,8 +84,7 @@ class State:
         X, y, Ci, code, B = problem
         n = len(y)
         QD, U, Dg = diag
-        alpha = np.zeros(n) if alpha0 is None else warm_alpha(alpha0, Ci, code)
-        w = np.zeros(primal_size(X)) if alpha0 is None else w_of(X, y, B, alpha)
+        alpha, w = starting_point(problem, alpha0)
         m = np.zeros(n)
         if alpha0 is not None:  # the margins at epoch 0 (zero for a cold start)
             margins(X, y, w, B, m)
@@ -120,17 +118,8 @@ def start(problem, stop, buf, rng, alpha0=None, order="permutation", output="las
           accelerated=False):
     """Algorithm 6.1 (SDCA, mini-batch SDCA) or 6.2 (ASDCA) as a state; see the module docstring."""
     X, y, Ci, code, B = problem
-    order_code = ORDERS.index(one_of(order, "order", ORDERS))
-    output_code = OUTPUTS.index(one_of(output, "output", OUTPUTS))
-    gamma = _smoothing(smoothing)
-    batch = positive_int(batch_size, "batch_size")
-    accelerated = check_bool(accelerated, "accelerated")
-    if gamma > 0.0 and code != obj.HINGE:
-        raise ValueError("smoothing > 0 smooths the hinge; use loss='hinge' with it (the squared hinge is "
-                         "smooth already), or smoothing=0.")
-    if accelerated and gamma == 0.0:
-        raise ValueError("accelerated=True (ASDCA) needs a smooth loss: use loss='hinge' with smoothing > 0 "
-                         "(e.g. smoothing=0.1).")
+    order_code, output_code = ORDERS.index(order), OUTPUTS.index(output)
+    gamma, batch = float(smoothing), batch_size
     QD, U, Dg = diagonals(X, Ci, code, B, gamma)
     theta = asdca_theta(gamma, Ci.max(), (QD - Dg).max(), batch) if accelerated else 0.0
     steps = math.ceil(len(y) / batch)  # iterations an epoch
@@ -149,16 +138,10 @@ def solve(X, y, Ci, code, B, tol, max_iter, rng, buf, order, output, smoothing, 
     return state.result()
 
 
-def _smoothing(value):
-    if isinstance(value, numbers.Real) and not isinstance(value, bool) and np.isfinite(value) and value >= 0:
-        return float(value)
-    raise ValueError(f"smoothing must be a finite number >= 0 (0 is the plain hinge); got {value!r}.")
-
-
 def asdca_theta(gamma, C_max, R2, batch):
     """theta of ASDCA's theorem for the smoothed hinge, in C-form units (module docstring)."""
-    k = gamma / (C_max * R2) if R2 > 0 else 1.0
-    return 0.25 * min(1.0, math.sqrt(k / batch), k, k ** (2.0 / 3.0) / batch ** (1.0 / 3.0))
+    kappa = gamma / (C_max * R2) if R2 > 0 else 1.0
+    return 0.25 * min(1.0, math.sqrt(kappa / batch), kappa, kappa ** (2.0 / 3.0) / batch ** (1.0 / 3.0))
 
 
 @njit(cache=True)
@@ -227,7 +210,7 @@ def _step(X, y, B, alpha, w, QD, U, Dg, i):
 @njit(cache=True)
 def _epoch(p, rule, s, t):
     """One epoch of iterations t + 1, ...; returns the last t. A (mini-batch) SDCA iteration
-    computes its steps at the same w and applies each scaled by 1/b; see _asdca_batch for ASDCA.
+    computes its steps at the same w and applies each scaled by 1/|A_t|; see _asdca_batch for ASDCA.
     The row LOOKAHEAD positions ahead starts loading early; see the module docstring."""
     X, y, B = p.X, p.y, p.B
     batch, theta, T0, pick = rule.batch, rule.theta, rule.T0, rule.pick
@@ -245,20 +228,20 @@ def _epoch(p, rule, s, t):
         if theta > 0.0:
             _asdca_batch(p, rule, s, start, stop, t)
             continue
-        b = stop - start
-        for k in range(b):
-            if start + k + LOOKAHEAD < n:
-                r = index[start + k + LOOKAHEAD]
+        size = stop - start  # |A_t|
+        for j in range(size):
+            if start + j + LOOKAHEAD < n:
+                r = index[start + j + LOOKAHEAD]
                 prefetch_row(X, r)
                 prefetch(alpha, r)
                 prefetch(y, r)
                 prefetch(QD, r)
                 prefetch(Dg, r)
                 prefetch(U, r)
-            step[k] = _step(X, y, B, alpha, w, QD, U, Dg, index[start + k])
-        for k in range(b):
-            i = index[start + k]
-            delta = step[k] / b
+            step[j] = _step(X, y, B, alpha, w, QD, U, Dg, index[start + j])
+        for j in range(size):
+            i = index[start + j]
+            delta = step[j] / size
             if delta != 0.0:
                 if sums.shape[0] > 0:
                     _held(sums, since, alpha, i, t, T0)
@@ -273,20 +256,20 @@ def _asdca_batch(p, rule, s, start, stop, t):
     X, y, Ci, B = p.X, p.y, p.Ci, p.B
     gamma, theta, T0 = rule.gamma, rule.theta, rule.T0
     alpha, w, v, index, target, sums, since = s.alpha, s.w, s.v, s.index, s.step, s.sums, s.since
-    b = stop - start
-    for k in range(b):
-        if start + k + LOOKAHEAD < index.shape[0]:
-            r = index[start + k + LOOKAHEAD]
+    size = stop - start  # |A_t|
+    for j in range(size):
+        if start + j + LOOKAHEAD < index.shape[0]:
+            r = index[start + j + LOOKAHEAD]
             prefetch_row(X, r)
             prefetch(alpha, r)
             prefetch(y, r)
             prefetch(Ci, r)
-        i = index[start + k]
+        i = index[start + j]
         margin = y[i] * ((1.0 - theta) * row_dot(X, i, w, B) + theta * row_dot(X, i, v, B))
-        target[k] = Ci[i] * min(max((1.0 - margin) / gamma, 0.0), 1.0)
-    for k in range(b):
-        i = index[start + k]
-        delta = theta * (target[k] - alpha[i])
+        target[j] = Ci[i] * min(max((1.0 - margin) / gamma, 0.0), 1.0)
+    for j in range(size):
+        i = index[start + j]
+        delta = theta * (target[j] - alpha[i])
         if delta != 0.0:
             if sums.shape[0] > 0:
                 _held(sums, since, alpha, i, t, T0)

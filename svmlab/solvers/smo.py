@@ -65,16 +65,14 @@ from numba import njit
 from .. import objective as obj
 from .. import trace
 from ..kernel_rows import prepare
-from ..validation import check_bool, one_of
-from . import SolverResult, qmatrix, slices
+from . import SELECTIONS, SolverResult, qmatrix, slices
 from .dual_state import (LOW, UP, DualRun, Problem, held_cache, n_support, new_scratch, new_state, reconstruct_gradient,
                          record_row, row_due, set_alpha, start_from, update_gradient_bar)
 from .kernel_cache import EVALUATIONS, HITS, LENGTH, MISSES, entry, fit_to_active, new_generation
 from .qmatrix import q_column
 
 TAU = 1e-12
-SELECTIONS = ("second_order", "max_violating", "random")
-SECOND_ORDER, MAX_VIOLATING, RANDOM = range(3)
+SECOND_ORDER, MAX_VIOLATING, RANDOM = range(3)  # the codes of the registry's SELECTIONS
 SHRINK_EVERY = 1000
 
 SMOInfo = namedtuple("SMOInfo", "updates cache_hits cache_misses kernel_evaluations n_free n_bounded pairs "
@@ -95,15 +93,15 @@ selection code and the seed of numba's generator (for ``selection="random"``).""
 def start(problem, stop, buf, rng, alpha0=None, shrinking=True, selection="second_order", cache_size=200,
           n_pairs=0):
     """An SMO state on ``problem`` (a ``solvers.KernelProblem`` with a free bias), from 0 or
-    from ``alpha0``; ``stop`` a ``coordinate.Stop``. ``n_pairs`` working sets are kept in
-    ``SMOInfo.pairs`` (:meth:`State.info`) for pictures of the selection rules."""
+    from ``alpha0``; ``stop`` a ``coordinate.Stop``; the options checked by the registry.
+    ``n_pairs`` working sets are kept in ``SMOInfo.pairs`` (:meth:`State.info`) for pictures of
+    the selection rules."""
     X, kernel, y, Ci, code, free = problem
     if not free:
         raise ValueError("solver='smo' needs the free bias (fit_intercept=True): without it there is no "
                          "equality constraint to keep, so use solver='dcd' for fit_intercept=False.")
     n = y.shape[0]
-    rule = Rule(stop.tol, stop.max_iter * n, check_bool(shrinking, "shrinking"),
-                SELECTIONS.index(one_of(selection, "selection", SELECTIONS)), int(rng.integers(2 ** 31)))
+    rule = Rule(stop.tol, stop.max_iter * n, shrinking, SELECTIONS.index(selection), int(rng.integers(2 ** 31)))
     kr = prepare(X, kernel)
     hold, cache = held_cache(n, cache_size)
     prob = Problem(qmatrix.classification(cache, kr, y), np.full(n, -1.0), Ci, code, True, np.zeros(0), 0.0)
@@ -124,10 +122,9 @@ def start_regression(problem, stop, buf, rng, alpha0=None, shrinking=True, cache
     """
     X, kernel, z, Ci, epsilon = problem
     n = z.shape[0]
-    rule = Rule(stop.tol, stop.max_iter * 2 * n, check_bool(shrinking, "shrinking"), SECOND_ORDER,
-                int(rng.integers(2 ** 31)))
+    rule = Rule(stop.tol, stop.max_iter * 2 * n, shrinking, SECOND_ORDER, int(rng.integers(2 ** 31)))
     kr = prepare(X, kernel)
-    hold, cache = held_cache(2 * n, cache_size)
+    hold, cache = held_cache(n, cache_size)  # kernel columns of length n (qmatrix.regression)
     prob = Problem(qmatrix.regression(cache, kr), np.concatenate([epsilon - z, epsilon + z]), np.concatenate([Ci, Ci]),
                    obj.HINGE, True, z, float(epsilon))
     pair_form = None if alpha0 is None else np.concatenate([np.maximum(alpha0, 0.0), np.maximum(-alpha0, 0.0)])

@@ -24,7 +24,7 @@ from .. import objective as obj
 from .. import trace
 from ..rows import assign, axpy, dot, margins, multiply, rmatvec, spectral_norm_sq
 from . import SolverResult
-from .coordinate import primal_size, w_of, warm_alpha
+from .coordinate import starting_point
 
 Rule = namedtuple("Rule", "tol max_iter L t0")
 Rule.__doc__ = """The stopping rule, the smoothness constant L of the squared hinge (0 for the
@@ -43,10 +43,8 @@ class State:
     unit = "epoch"
 
     def __init__(self, problem, rule, buf, alpha0=None):
-        X, y, Ci, code, B = problem
-        n = len(y)
-        alpha = np.zeros(n) if alpha0 is None else warm_alpha(alpha0, Ci, code)
-        w = np.zeros(primal_size(X)) if alpha0 is None else w_of(X, y, B, alpha)
+        n = len(problem.y)
+        alpha, w = starting_point(problem, alpha0)
         self.problem, self.rule, self.buf = problem, rule, buf
         self.arrays = Arrays(w, alpha, np.empty(n), np.empty(n), np.empty(n), np.empty(w.shape[0]), w.copy(),
                              alpha.copy(), np.array([np.inf, 0.0, 0.0, 0.0]), np.zeros(2, dtype=np.int64))
