@@ -13,7 +13,7 @@ import svmlab
 from svmlab import datasets
 from svmlab.kernel_rows import column, prepare
 from svmlab.kernels import kernel_matrix, make_kernel
-from svmlab.solvers import kernel_cache, qmatrix, smo
+from svmlab.solvers import dual_state, kernel_cache, qmatrix
 
 
 @pytest.mark.parametrize("task", ["classification", "regression"])
@@ -123,8 +123,9 @@ def _scaled(X):
 
 
 def _kernel_evaluations(X, z, **params):
-    """The kernel evaluations of a KernelSVR fit by SMO, read from its cache."""
-    seen, opened = {}, smo.opened
+    """The kernel evaluations of a KernelSVR fit by SMO, read from its cache (opened by
+    dual_state.held_cache)."""
+    seen, opened = {}, dual_state.opened
 
     @contextlib.contextmanager
     def watched(*args):
@@ -132,11 +133,11 @@ def _kernel_evaluations(X, z, **params):
             seen["cache"] = cache
             yield cache
 
-    smo.opened = watched
+    dual_state.opened = watched
     try:
         svmlab.KernelSVR(**params).fit(X, z)
     finally:
-        smo.opened = opened
+        dual_state.opened = opened
     return int(seen["cache"].state[kernel_cache.EVALUATIONS])
 
 

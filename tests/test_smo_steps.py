@@ -14,7 +14,8 @@ from svmlab import datasets
 from svmlab.kernel_rows import column, prepare
 from svmlab.kernels import make_kernel
 from svmlab.reference import smo as ref
-from svmlab.solvers import dual_state, kernel_cache, qmatrix, smo
+from svmlab.solvers import KernelProblem, smo
+from svmlab.solvers.coordinate import Stop
 from svmlab.trace import Recorder
 
 C, TOL, UPDATES = 10.0, 1e-10, 200
@@ -23,22 +24,18 @@ C, TOL, UPDATES = 10.0, 1e-10, 200
 def _numba_updates(X, y, selection, count):
     """(pairs, alphas, alpha at the end): the working set and alpha after each of the first
     ``count`` pair updates of KernelSVM(C, tol=TOL, selection, shrinking=False)'s SMO, then
-    its solution. Built as smo.run builds it, as a state (smo.py has no ``start_kernel``)."""
+    its solution: KernelSVM's state (smo.start, cache_size 200: all of Q, in float64) advanced
+    one update a slice."""
     n = len(y)
-    kr = prepare(X, make_kernel("rbf", X))
-    buf = Recorder(0, 1, n, 1).buffers
-    pairs = np.full((count, 2), -1, dtype=np.int64)
-    sc = dual_state.new_scratch(kr, n, 0)
-    rule = smo.Rule(TOL, 1000 * n, False, smo.SELECTIONS.index(selection), 0)
+    problem = KernelProblem(X, make_kernel("rbf", X), y, np.full(n, C), 0, True)
+    run = smo.start(problem, Stop(TOL, 1000), Recorder(0, 1, n, 0).buffers, np.random.default_rng(0),
+                    shrinking=False, selection=selection, n_pairs=count)
     alphas = []
-    with kernel_cache.opened(n, 200) as cache:  # KernelSVM's cache_size: all of Q, in float64
-        prob = smo.Problem(qmatrix.classification(cache, kr, y), -np.ones(n), np.full(n, C), 0, np.zeros(0), 0.0)
-        run = smo._Run(prob, rule, buf, pairs, sc)
-        while len(alphas) < count and not run.advance(1)[1]:
-            alphas.append(run.st.alpha.copy())
-        while not run.advance(10**6)[1]:
-            pass
-    return pairs[: len(alphas)], np.array(alphas), run.st.alpha
+    while len(alphas) < count and not run.advance(1)[1]:
+        alphas.append(run.st.alpha.copy())
+    while not run.advance(10**6)[1]:
+        pass
+    return run.pairs[: len(alphas)], np.array(alphas), run.st.alpha
 
 
 def _numba_Q(X, y):
