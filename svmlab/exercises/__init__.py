@@ -86,6 +86,9 @@ def check(exercise_id, answer):
     return False
 
 
+ROUNDED = "close: give the value as computed, not rounded (the check compares to about 6 digits)"
+
+
 def close(answer, expected, rtol=1e-6, atol=1e-9):
     """Whether ``answer`` (a number or array-like) equals ``expected`` within the tolerances;
     False, not an exception, for an answer of the wrong shape or kind."""

@@ -1,7 +1,7 @@
 """Solver families, one a module. Each exposes ``start(problem, stop, buffers, rng, alpha0, **options)``,
 a state the driver :mod:`svmlab.solvers.slices` advances in slices (``state.result()`` is a
-:class:`SolverResult`); a solver not yet sliced exposes ``solve(...) -> SolverResult``, the
-whole run in one call.
+:class:`SolverResult`); where a module also has ``solve...(...) -> SolverResult``, it is the
+whole run in one call. :func:`starter` finds the ``start...`` twin of a registered ``solve...``.
 
 The estimators pick a solver by name from :data:`LINEAR` or :data:`KERNEL` (and
 :data:`LINEAR_REGRESSION`, :data:`KERNEL_REGRESSION`); a solver module is imported only when

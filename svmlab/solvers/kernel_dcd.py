@@ -33,7 +33,7 @@ from numba import njit
 from .. import objective as obj
 from .. import trace
 from ..kernel_rows import prepare
-from . import SolverResult, qmatrix, slices
+from . import NO_BIAS, SolverResult, qmatrix, slices
 from .coordinate import clipped_step, shuffle
 from .dual_state import (DualRun, Problem, held_cache, new_scratch, new_state, reconstruct_gradient, record_row,
                          row_due, set_alpha, start_from, update_gradient_bar)
@@ -51,8 +51,7 @@ def start(problem, stop, buf, rng, alpha0=None, shrinking=True, cache_size=200):
     the registry."""
     X, kernel, y, Ci, code, free = problem
     if free:
-        raise ValueError("solver='dcd' solves the dual without a bias: single-coordinate steps cannot keep the "
-                         "equality constraint of a free bias. Use fit_intercept=False, or solver='smo'.")
+        raise ValueError(f"solver='dcd' {NO_BIAS.reason}")
     n = y.shape[0]
     kr = prepare(X, kernel)
     rule = Rule(stop.tol, stop.max_iter, shrinking, int(rng.integers(2 ** 31)))

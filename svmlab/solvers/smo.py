@@ -65,7 +65,7 @@ from numba import njit
 from .. import objective as obj
 from .. import trace
 from ..kernel_rows import prepare
-from . import SELECTIONS, SolverResult, qmatrix, slices
+from . import FREE_BIAS, SELECTIONS, SolverResult, qmatrix, slices
 from .dual_state import (LOW, UP, DualRun, Problem, held_cache, n_support, new_scratch, new_state, reconstruct_gradient,
                          record_row, row_due, set_alpha, start_from, update_gradient_bar)
 from .kernel_cache import EVALUATIONS, HITS, LENGTH, MISSES, entry, fit_to_active, new_generation
@@ -98,8 +98,7 @@ def start(problem, stop, buf, rng, alpha0=None, shrinking=True, selection="secon
     the selection rules."""
     X, kernel, y, Ci, code, free = problem
     if not free:
-        raise ValueError("solver='smo' needs the free bias (fit_intercept=True): without it there is no "
-                         "equality constraint to keep, so use solver='dcd' for fit_intercept=False.")
+        raise ValueError(f"solver='smo' {FREE_BIAS.reason}")
     n = y.shape[0]
     rule = Rule(stop.tol, stop.max_iter * n, shrinking, SELECTIONS.index(selection), int(rng.integers(2 ** 31)))
     kr = prepare(X, kernel)
