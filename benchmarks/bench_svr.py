@@ -18,7 +18,6 @@ tables and writes them to ``benchmarks/results/svr.md``.
 
 import argparse
 import contextlib
-import time
 import warnings
 
 import numpy as np
@@ -29,6 +28,8 @@ import svmlab
 from svmlab.kernels import make_kernel
 
 from benchmarks.report import write_markdown
+from benchmarks.timing import interleaved
+
 
 
 def standardized_data(n, d, seed=0):
@@ -38,18 +39,6 @@ def standardized_data(n, d, seed=0):
     return (X - X.mean(axis=0)) / X.std(axis=0), (z - z.mean()) / z.std()
 
 
-def in_turn(fns, repeat):
-    """Best wall time and last result of each function in ``fns``, the calls taken in turn
-    (f1, f2, f1, f2, ...) so that a slow spell of the machine falls on all of them alike."""
-    times, results = [[] for _ in fns], [None] * len(fns)
-    for _ in range(repeat):
-        for k, fn in enumerate(fns):
-            start = time.perf_counter()
-            results[k] = fn()
-            times[k].append(time.perf_counter() - start)
-    return [(min(t), r) for t, r in zip(times, results)]
-
-
 def linear(n, d, losses, repeats):
     X, z = standardized_data(n, d)
     rows = []
@@ -57,8 +46,8 @@ def linear(n, d, losses, repeats):
         params = dict(C=0.1, epsilon=0.1, loss=loss, tol=1e-3, random_state=0)
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")  # a stop at max_iter is reported by the epochs column
-            (t_lab, lab), (t_ref, ref) = in_turn([lambda: svmlab.LinearSVR(**params).fit(X, z),
-                                                  lambda: LinearSVR(dual=True, **params).fit(X, z)], repeats)
+            (t_lab, lab), (t_ref, ref) = interleaved([lambda: svmlab.LinearSVR(**params).fit(X, z),
+                                                 lambda: LinearSVR(dual=True, **params).fit(X, z)], repeats, min)
         p = svmlab.SVRProblem(X, z, 0.1, 0.1, loss, "regularized", 1.0)
         rows.append([loss, f"{t_lab:.3f}", f"{t_ref:.3f}", f"{t_lab / t_ref:.2f}", f"{lab.n_iter_} / {ref.n_iter_}",
                      f"{p.primal(lab.coef_, lab.intercept_):.6g}", f"{p.primal(ref.coef_, ref.intercept_):.6g}"])
@@ -99,8 +88,8 @@ def kernel(n, d, settings, repeats):
     rows = []
     for C, epsilon in settings:
         params = dict(C=C, epsilon=epsilon, tol=1e-3, cache_size=200, shrinking=True)
-        (t_lab, lab), (t_ref, ref) = in_turn([lambda: svmlab.KernelSVR(**params).fit(X, z),
-                                              lambda: SVR(gamma=gamma, **params).fit(X, z)], repeats)
+        (t_lab, lab), (t_ref, ref) = interleaved([lambda: svmlab.KernelSVR(**params).fit(X, z),
+                                             lambda: SVR(gamma=gamma, **params).fit(X, z)], repeats, min)
         p = svmlab.SVRProblem(X, z, C, epsilon, bias="free", kernel="rbf", gamma=gamma)
         beta = np.zeros(n)
         beta[ref.support_] = ref.dual_coef_[0]

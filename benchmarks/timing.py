@@ -18,16 +18,17 @@ def median_time(fn, repeat, warm_up=True):
     return statistics.median(times), result
 
 
-def interleaved(fns, repeat):
-    """Median wall time and last result of each function in ``fns``, the calls taken in turn
-    (f1, f2, f1, f2, ...) so that a slow spell of the machine falls on all of them alike."""
+def interleaved(fns, repeat, summary=statistics.median):
+    """The ``summary`` (median, or e.g. ``min`` for the best) of the wall times and the last result
+    of each function in ``fns``, the calls taken in turn (f1, f2, f1, f2, ...) so that a slow spell
+    of the machine falls on all of them alike."""
     times, results = [[] for _ in fns], [None] * len(fns)
     for _ in range(repeat):
         for k, fn in enumerate(fns):
             start = time.perf_counter()
             results[k] = fn()
             times[k].append(time.perf_counter() - start)
-    return [(statistics.median(t), r) for t, r in zip(times, results)]
+    return [(summary(t), r) for t, r in zip(times, results)]
 
 
 def per_epoch(fit_for, repeat, base=1, extra=10):

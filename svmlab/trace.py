@@ -1,7 +1,7 @@
 """What a solver records while it runs, for convergence plots and animations.
 
 A solver kernel receives :class:`Buffers` and appends a :data:`Row` every ``every`` steps
-(:func:`append`; the linear solvers through :func:`record`); with ``every == 0`` the buffers are
+(:func:`append`); with ``every == 0`` the buffers are
 empty and the kernel computes nothing extra. Plots and animations read the resulting
 :class:`Trace`; they never run a solver.
 """
@@ -30,8 +30,8 @@ snap_*: bounded snapshots of alpha, w (empty for kernel solvers) and the interce
 
 Row = namedtuple("Row", "epoch primal dual kkt n_active dw_norm time intercept")
 Row.__doc__ = """One record as a solver kernel appends it (:func:`append`): the step count, P, D, the KKT
-violation, the active set size, |w_k - w_(k-1)|, the solver's seconds and the intercept b
-(nan where the solver keeps b as a weight of w, as the linear solvers' regularized bias)."""
+violation, the active set size, |w_k - w_(k-1)|, the solver's seconds and the intercept b (for
+the linear solvers B times the weight of the bias feature; 0 without a bias)."""
 
 
 @dataclass
@@ -45,9 +45,8 @@ class Trace:
     ``n_active`` the samples the solver still works on (the active set with shrinking, else the
     support vectors, or for the primal subgradient the margin violators); ``dw_norm`` is
     |w_k - w_(k-1)| between records; ``time`` the solver's seconds since it started, without the
-    cost of recording; ``intercept`` the bias b of SMO and kernel DCD (nan for the solvers that
-    keep b as a weight of w, the linear ones and the kernel dual gradient: see
-    ``snapshot_intercept``).
+    cost of recording; ``intercept`` the bias b at each record (the free bias of the kernel solvers,
+    B times the bias feature's weight for the linear ones, 0 without a bias).
 
     ``snapshot_*`` hold at most ``MAX_SNAPSHOTS`` states (alpha, coef, intercept) spread evenly
     over the run, the last state always among them: the frames of an animation.
@@ -105,10 +104,9 @@ class Recorder:
     def to_trace(self, solver, coef_and_intercept, unit="epoch"):
         """The :class:`Trace`, or None when nothing was recorded.
 
-        ``coef_and_intercept`` maps a solver's w vector to (coef, intercept) in user units. A
-        snapshot's intercept is the one the solver recorded (:func:`append`), or where it
-        recorded none (nan: :func:`record`, whose solvers keep b in w) the one of its w.
-        ``unit`` names the solver's step (its state's ``unit``).
+        ``coef_and_intercept`` maps a solver's w vector to (coef, intercept) in user units; the
+        intercepts are the ones the solver recorded (:func:`append`). ``unit`` names the solver's
+        step (its state's ``unit``).
         """
         if self.every == 0:
             return None
@@ -117,14 +115,12 @@ class Recorder:
         k = b.state[1]
         pairs = [coef_and_intercept(w) for w in b.snap_w[:k]]
         coef = np.array([p[0] for p in pairs]) if pairs else np.zeros((0, 0))
-        of_w = np.array([p[1] for p in pairs], dtype=float)
-        intercept = np.where(np.isnan(b.snap_b[:k]), of_w, b.snap_b[:k])
         columns = {name: rows[:, j].copy() for j, name in enumerate(FIELDS)}
         columns["epoch"] = columns["epoch"].astype(np.int64)
         columns["n_active"] = columns["n_active"].astype(np.int64)
         return Trace(solver, **columns, snapshot_epoch=b.snap_epoch[:k].copy(),
                      snapshot_alpha=b.snap_alpha[:k].copy(), snapshot_coef=coef,
-                     snapshot_intercept=intercept, unit=unit)
+                     snapshot_intercept=b.snap_b[:k].copy(), unit=unit)
 
 
 @njit(cache=True)
@@ -156,13 +152,6 @@ def pause(buf):
     t = now()
     buf.clock[2] = t
     return t - buf.clock[0] - buf.clock[1]
-
-
-@njit(cache=True)
-def record(buf, epoch, primal, dual, kkt, n_active, dw_norm, solver_time, alpha, w, last):
-    """:func:`append` for a solver that keeps its intercept as a weight of w (the linear ones, the
-    kernel dual gradient): the row's intercept is nan."""
-    append(buf, Row(epoch, primal, dual, kkt, n_active, dw_norm, solver_time, np.nan), alpha, w, last)
 
 
 @njit(cache=True)

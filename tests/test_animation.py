@@ -3,14 +3,11 @@
 import base64
 import re
 
-import matplotlib
+import matplotlib.pyplot as plt
+import numpy as np
+import pytest
 
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
-import numpy as np  # noqa: E402
-import pytest  # noqa: E402
-
-from svmlab.animation import player  # noqa: E402
+from svmlab.animation import player
 
 DATA_URI = re.compile(r'data:image/png;base64,([A-Za-z0-9+/=]+)')
 

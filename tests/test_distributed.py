@@ -112,23 +112,26 @@ def test_bad_dask_input_is_refused_clearly(client, X, y, message):
         LinearSVM().fit(X(X0, y0), y(X0, y0))
 
 
-def test_a_worker_lost_mid_fit_and_the_fit_is_still_certified(monkeypatch):
+@pytest.mark.parametrize("stage, at", [("run", 1), ("_round", 3), ("_finish", 1)])
+def test_a_worker_lost_and_the_fit_is_still_certified(monkeypatch, stage, at):
+    """A worker killed (SIGKILL, as a machine dies) at the start of the fit, in its third round, or
+    while the result is gathered: the block restarts elsewhere and the fit is certified."""
     X, y = _data(400)
     tol = 1e-5
     with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=":0",
                       worker_dashboard_address=":0") as cluster, \
             Client(cluster) as c:
-        rounds = {"n": 0}
-        original = cocoa.CoCoA._round
+        calls = {"n": 0}
+        original = getattr(cocoa.CoCoA, stage)
 
-        def round_that_kills_a_worker(self, key, w, problem, take):
-            rounds["n"] += 1
-            if rounds["n"] == 3:  # kill the worker holding block 0, as a machine would die
+        def killing_first(self, *args):
+            calls["n"] += 1
+            if calls["n"] == at:  # kill the worker holding block 0
                 holder = self.blocks[0]._address
                 os.kill(c.run(os.getpid, workers=[holder])[holder], signal.SIGKILL)
-            return original(self, key, w, problem, take)
+            return original(self, *args)
 
-        monkeypatch.setattr(cocoa.CoCoA, "_round", round_that_kills_a_worker)
+        monkeypatch.setattr(cocoa.CoCoA, stage, killing_first)
         with warnings.catch_warnings():
             warnings.simplefilter("error", ConvergenceWarning)  # certified, not stopped by max_rounds
             model = LinearSVM(tol=tol, max_rounds=5000, local_passes=3.0, random_state=0, trace=True).fit(X, y)

@@ -250,3 +250,26 @@ def test_same_random_state_gives_the_same_bits(Estimator, params, toy):
     np.testing.assert_array_equal(first.alpha_, second.alpha_)
     np.testing.assert_array_equal(first.decision_function(X), second.decision_function(X))
 
+
+
+@pytest.mark.parametrize("Estimator, solver", [(svmlab.LinearSVM, s) for s in svmlab.solvers.LINEAR]
+                         + [(svmlab.LinearSVR, s) for s in svmlab.solvers.LINEAR_REGRESSION])
+@pytest.mark.parametrize("fit_intercept", [True, False])
+def test_a_linear_trace_records_the_intercept_of_each_record(Estimator, solver, fit_intercept, toy):
+    """The trace's intercept column is b at each record (B times the bias feature's weight, 0
+    without a bias): at the last record it is the model's intercept, and every snapshot's
+    intercept is its coef's companion."""
+    X, y = toy
+    target = y if Estimator is svmlab.LinearSVM else X @ np.array([1.0, -2.0]) + 0.5
+    model = Estimator(solver=solver, fit_intercept=fit_intercept, intercept_scaling=2.0, max_iter=20, trace=True,
+                      random_state=0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # 20 epochs may stop short of tol
+        model.fit(X, target)
+    trace = model.trace_
+    assert np.all(np.isfinite(trace.intercept))
+    if not fit_intercept:
+        assert np.all(trace.intercept == 0.0) and np.all(trace.snapshot_intercept == 0.0)
+    else:
+        assert trace.intercept[-1] == pytest.approx(float(np.ravel(model.intercept_)[0]), rel=1e-12, abs=1e-12)
+    assert trace.snapshot_intercept[-1] == trace.intercept[-1]

@@ -1,14 +1,10 @@
 """The snapshot plots (the frames of chapters 1-2's animations) draw the stored states they are given."""
 
-import matplotlib
+import matplotlib.pyplot as plt
+import numpy as np
+import pytest
 
-matplotlib.use("Agg")
-
-import matplotlib.pyplot as plt  # noqa: E402
-import numpy as np  # noqa: E402
-import pytest  # noqa: E402
-
-from svmlab import LinearSVM, datasets, plots  # noqa: E402
+from svmlab import LinearSVM, datasets, plots
 
 
 @pytest.fixture(scope="module")

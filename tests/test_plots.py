@@ -3,16 +3,13 @@
 import copy
 
 import matplotlib
+import matplotlib.pyplot as plt
+import numpy as np
+import pytest
+from matplotlib.collections import PathCollection
 
-matplotlib.use("Agg")
-
-import matplotlib.pyplot as plt  # noqa: E402
-import numpy as np  # noqa: E402
-import pytest  # noqa: E402
-from matplotlib.collections import PathCollection  # noqa: E402
-
-from svmlab import datasets, plots  # noqa: E402
-from svmlab.trace import Trace  # noqa: E402
+from svmlab import datasets, plots
+from svmlab.trace import Trace
 
 
 def make_trace(n=20, rate=0.5, zero_at_end=False):

@@ -3,22 +3,12 @@
 import dataclasses
 import warnings
 
-import matplotlib
+import ipywidgets
+import matplotlib.pyplot as plt
+import numpy as np
+import pytest
 
-matplotlib.use("Agg")
-
-import ipywidgets  # noqa: E402
-import matplotlib.pyplot as plt  # noqa: E402
-import numpy as np  # noqa: E402
-import pytest  # noqa: E402
-
-from svmlab import ConvergenceWarning, LinearSVM, SVMProblem, datasets, plots, widgets  # noqa: E402
-
-
-@pytest.fixture(autouse=True)
-def _close_figures():
-    yield
-    plt.close("all")
+from svmlab import ConvergenceWarning, LinearSVM, SVMProblem, datasets, plots, widgets
 
 
 @pytest.fixture(scope="module")

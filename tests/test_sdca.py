@@ -9,6 +9,7 @@ from sklearn.svm import LinearSVC
 
 from svmlab import ConvergenceWarning, LinearSVM, SVMProblem, datasets
 from svmlab.solvers import LINEAR, sdca
+from svmlab.solvers.coordinate import Problem, Stop
 from svmlab.trace import Recorder
 from svmlab.reference.stochastic import sdca_hinge
 
@@ -193,6 +194,6 @@ def test_callers_arrays_are_left_alone(data):
 def test_recording_off_records_nothing(data):
     X, y = data
     rec = Recorder(0, 5, len(y), X.shape[1] + 1)
-    sdca.solve(X, y, np.full(len(y), C), 0, 0.0, 1e-3, 5, np.random.default_rng(0), rec.buffers,
-               "permutation", "last", 0.0, 1, False)
+    state = sdca.start(Problem(X, y, np.full(len(y), C), 0, 0.0), Stop(1e-3, 5), rec.buffers, np.random.default_rng(0))
+    state.advance(5)
     assert rec.buffers.rows.shape[0] == 0 and rec.to_trace("sdca", None) is None

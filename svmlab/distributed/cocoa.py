@@ -76,42 +76,40 @@ class CoCoA:
         self.blocks, self.rebuild, self.size, self.cluster = list(blocks), rebuild, size, cluster
 
     def run(self, key, problem, seeds, tol, max_rounds):
-        """Rounds on binary problem ``key`` until its start is certified or max_rounds."""
+        """Rounds on binary problem ``key`` until its start is certified or max_rounds. A block
+        lost with its worker at the start, in a round or while the result is gathered starts
+        again from alpha_[k] = 0 and the rounds go on."""
         K = len(self.blocks)
-        _wait([b.start(key, s) for b, s in zip(self.blocks, seeds)])
         w, v = np.zeros(self.size), np.zeros((K, self.size))
         trace = RoundTrace(self.cluster)
         r = recoveries = 0
+        _, lost = _gather([b.start(key, s) for b, s in zip(self.blocks, seeds)])
         take = False
         while True:
-            begun = time.perf_counter()
-            sums, lost = self._round(key, w, problem, take)
             if lost:
                 recoveries += 1
                 self._recover(lost, key, w, v, seeds, r, trace, recoveries)
                 take = False  # the survivors drop what they computed for the old w
+            begun = time.perf_counter()
+            sums, lost = self._round(key, w, problem, take)
+            if lost:
                 continue
             primal, dual = _values(sums, w)
             trace.add(r, primal, dual, 8 * K * (2 * self.size + 2), time.perf_counter() - begun)
             if primal - dual <= tol * primal or r == max_rounds:
-                break
+                result, lost = self._finish(key, problem, tol, r, trace)
+                if not lost:
+                    return result
+                continue
             for k, (_, _, dw) in enumerate(sums):
                 w += dw
                 v[k] += dw
             r += 1
             take = True
-        return self._finish(key, problem, tol, r, trace)
 
     def _round(self, key, w, problem, take):
         """Every block's (loss, dual, dw), and the blocks whose worker did not answer."""
-        futures = [b.round(key, w, problem, take) for b in self.blocks]
-        sums, lost = [], []
-        for k, future in enumerate(futures):
-            try:
-                sums.append(future.result())
-            except LOST:
-                lost.append(k)
-        return sums, lost
+        return _gather([b.round(key, w, problem, take) for b in self.blocks])
 
     def _recover(self, lost, key, w, v, seeds, r, trace, recoveries):
         """Restart the lost blocks on live workers: alpha_[k] = 0, w -= v_k."""
@@ -135,15 +133,29 @@ class CoCoA:
         raise RuntimeError(f"block {k} could not be placed on any worker after {RETRIES} tries.")
 
     def _finish(self, key, problem, tol, r, trace):
-        """w afresh from the blocks' alpha_[k], its certificate, and alpha gathered."""
-        w = np.sum(_wait([b.combination(key, problem, self.size) for b in self.blocks]), axis=0)
-        primal, dual = _values(_wait([b.sums(key, w, problem) for b in self.blocks]), w)
-        alpha = np.concatenate(_wait([b.alpha(key) for b in self.blocks]))
-        return Result(alpha, w, r, primal - dual <= tol * primal, trace.as_arrays())
+        """(Result, lost): w afresh from the blocks' alpha_[k], its certificate, and alpha
+        gathered; or (None, the blocks lost meanwhile)."""
+        parts, lost = _gather([b.combination(key, problem, self.size) for b in self.blocks])
+        if lost:
+            return None, lost
+        w = np.sum(parts, axis=0)
+        sums, lost = _gather([b.sums(key, w, problem) for b in self.blocks])
+        alphas, lost_alpha = _gather([b.alpha(key) for b in self.blocks])
+        if lost or lost_alpha:
+            return None, sorted(set(lost) | set(lost_alpha))
+        primal, dual = _values(sums, w)
+        return Result(np.concatenate(alphas), w, r, primal - dual <= tol * primal, trace.as_arrays()), []
 
 
-def _wait(futures):
-    return [f.result() for f in futures]
+def _gather(futures):
+    """The futures' results, and the indices of those whose worker did not answer."""
+    results, lost = [], []
+    for k, future in enumerate(futures):
+        try:
+            results.append(future.result())
+        except LOST:
+            lost.append(k)
+    return results, lost
 
 
 def _values(sums, w):

@@ -161,4 +161,4 @@ def _record(p, buf, epoch, n_active, dw_norm, alpha, w, last):
     primal = obj.primal_value(wnorm2, m, Ci, code)
     d = obj.dual_value(alpha, wnorm2, Ci, code)
     kkt = obj.kkt_violation(alpha, obj.gradient(alpha, m, Ci, code, m), Ci, code, y, False)
-    trace.record(buf, epoch, primal, d, kkt, n_active, dw_norm, t, alpha, w, last)
+    trace.append(buf, trace.Row(epoch, primal, d, kkt, n_active, dw_norm, t, B * w[-1]), alpha, w, last)

@@ -170,4 +170,4 @@ def _record(p, buf, epoch, n_active, beta, w, last):
     primal = reg.primal_value(wnorm2, r, Ci, epsilon, code)
     d = reg.dual_value(beta, wnorm2, z, Ci, epsilon, code)
     kkt = reg.kkt_violation(beta, reg.gradient(beta, f, z, Ci, code, f), Ci, epsilon, code, False)
-    trace.record(buf, epoch, primal, d, kkt, n_active, 0.0, t, beta, w, last)
+    trace.append(buf, trace.Row(epoch, primal, d, kkt, n_active, 0.0, t, B * w[-1]), beta, w, last)

@@ -192,7 +192,10 @@ def _evaluate(p, stop, s, buf):
         axpy(-b, y, m)
         if p.kernel_form:
             s.w[0] = b  # a kernel solver's snapshot "w" is its bias
-        trace.record(buf, epoch, primal, -s.reals[_F], kkt, np.sum(alpha > 0.0), s.reals[_DW], t, alpha, s.w, done)
+        else:
+            b = p.B * s.w[-1]  # the weight of the bias feature, in units of b
+        row = trace.Row(epoch, primal, -s.reals[_F], kkt, np.sum(alpha > 0.0), s.reals[_DW], t, b)
+        trace.append(buf, row, alpha, s.w, done)
     s.count[_FINISHED] = done
     s.count[_CONVERGED] = kkt <= stop.tol
     return done

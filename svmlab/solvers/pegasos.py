@@ -280,4 +280,5 @@ def _record(p, buf, epoch, state, last):
     assign(w_prev, w)
     alpha = np.empty(y.shape[0])
     _scaled(alpha, a, u)
-    trace.record(buf, epoch, primal, np.nan, np.nan, np.sum(m < 1.0), dw_norm, t, alpha, w, last)
+    row = trace.Row(epoch, primal, np.nan, np.nan, np.sum(m < 1.0), dw_norm, t, B * w[-1])
+    trace.append(buf, row, alpha, w, last)

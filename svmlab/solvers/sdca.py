@@ -57,7 +57,7 @@ from .. import trace
 from ..rows import (assign, axpy, distance, dot, margins, multiply, prefetch, prefetch_row, rmatvec, row_axpy,
                     row_dot)
 from . import ORDERS, OUTPUTS, SolverResult
-from .coordinate import (AVERAGE, LAST, LOOKAHEAD, RANDOM_ITERATE, Problem, Stop, clipped_step,
+from .coordinate import (AVERAGE, LAST, LOOKAHEAD, RANDOM_ITERATE, clipped_step,
                          diagonals, epoch_order, seed, starting_point)
 
 
@@ -128,14 +128,6 @@ def start(problem, stop, buf, rng, alpha0=None, order="permutation", output="las
     pick = int(rng.integers(T // 2, T)) if output_code == RANDOM_ITERATE else -1
     rule = Rule(stop.tol, stop.max_iter, order_code, output_code, batch, gamma, theta, T // 2, pick)
     return State(problem, rule, (QD, U, Dg), buf, seed_value, alpha0)
-
-
-def solve(X, y, Ci, code, B, tol, max_iter, rng, buf, order, output, smoothing, batch_size, accelerated):
-    """:func:`start` run in one slice, with the arguments in a row (as tests/test_sdca.py calls it)."""
-    state = start(Problem(X, y, Ci, code, B), Stop(tol, max_iter), buf, rng, order=order, output=output,
-                  smoothing=smoothing, batch_size=batch_size, accelerated=accelerated)
-    state.advance(max_iter)
-    return state.result()
 
 
 def asdca_theta(gamma, C_max, R2, batch):
@@ -306,7 +298,7 @@ def _record(p, buf, epoch, s, last):
     kkt = obj.kkt_violation(alpha, G, Ci, code, y, False)
     dw_norm = distance(w, w_prev)
     assign(w_prev, w)
-    trace.record(buf, epoch, primal, d, kkt, np.sum(alpha > 0.0), dw_norm, t, alpha, w, last)
+    trace.append(buf, trace.Row(epoch, primal, d, kkt, np.sum(alpha > 0.0), dw_norm, t, B * w[-1]), alpha, w, last)
 
 
 @njit(cache=True)

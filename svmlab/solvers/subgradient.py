@@ -115,7 +115,8 @@ def _evaluate(p, rule, s, buf):
             obj.gradient(alpha, m, Ci, code, G)
         kkt = obj.kkt_violation(alpha, G, Ci, code, y, False)
         n_active = np.sum(m < 1.0)
-        trace.record(buf, epoch, primal, d, kkt, n_active, s.reals[_DW], t, alpha, w, done)
+        row = trace.Row(epoch, primal, d, kkt, n_active, s.reals[_DW], t, B * w[-1])
+        trace.append(buf, row, alpha, w, done)
     s.count[_FINISHED] = done
     return done
 
