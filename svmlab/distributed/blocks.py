@@ -15,6 +15,7 @@ import numpy as np
 from numba import _helperlib
 
 from ..rows import as_rows, rmatvec
+from ..solvers import coordinate
 from ..validation import check_array
 from . import local
 
@@ -110,8 +111,9 @@ class Worker:
         alpha, index = state.alpha.copy(), state.index.copy()
         previous = _swap_rng(state.rng)
         try:
-            dw = local.subproblem(block.X, y, Ci, problem.code, problem.B, alpha, index, w, problem.sigma,
-                                  max(1, round(problem.passes * block.n)), problem.order)
+            rows = coordinate.Problem(block.X, y, Ci, problem.code, problem.B)
+            dw = local.subproblem(rows, alpha, index, w, problem.sigma, max(1, round(problem.passes * block.n)),
+                                  problem.order)
         finally:
             rng = _swap_rng(previous)
         if problem.gamma != 1.0:

@@ -27,8 +27,7 @@ from numba import njit
 
 from .. import objective as obj
 from ..rows import n_rows, row_axpy, row_dot, row_sqnorm
-from ..solvers.dcd import shuffle
-from ..solvers.sdca import epoch_order
+from ..solvers.coordinate import epoch_order, shuffle
 
 DCD_ORDER, SDCA_ORDER = 0, 1
 
@@ -40,11 +39,13 @@ def seed(value):
 
 
 @njit(cache=True, nogil=True)  # nogil: blocks on one worker's threads run at once
-def subproblem(X, y, Ci, code, B, alpha, index, w, sigma, steps, order):
+def subproblem(problem, alpha, index, w, sigma, steps, order):
     """``steps`` coordinate steps on G_k from alpha (changed in place); returns dw = A_k Delta.
+    ``problem`` is the block's ``coordinate.Problem(X, y, Ci, code, B)``.
 
     A pass starts every len(index) steps with a new order of the block's rows in ``index``.
     """
+    X, y, Ci, code, B = problem
     n = n_rows(X)
     u = w.copy()
     dw = np.zeros(w.shape[0])
