@@ -74,17 +74,19 @@ def compact(index, active, shrunk):
 
 
 @njit(cache=True)
-def end_pass(count, index, new_active, met, max_iter):
+def end_pass(count, index, new_active, met, max_iter, still=False):
     """Count a shrinking solver's pass: the epoch, the active set and whether it converged
     (the rule met on every variable). When only the shrunk problem meets the rule, every
-    variable comes back (the unshrink: index reset) and the rule must hold on a full pass.
-    Returns (unshrunk, finished)."""
+    variable comes back (the unshrink: index reset) and the rule must hold on a full pass. A
+    pass that moved no variable (``still``: every |PG_i| under the step threshold) unshrinks
+    too: the shrunk problem cannot get any closer to the rule, so only the variables shrunk
+    too early can. Returns (unshrunk, finished)."""
     n = index.shape[0]
     count[EPOCH] += 1
     converged = met and new_active == n
     count[CONVERGED] = converged
     count[N_ACTIVE] = new_active
-    unshrunk = met and not converged
+    unshrunk = (met or still) and new_active != n
     if unshrunk:
         count[ACTIVE] = n
         reset(index)

@@ -95,12 +95,12 @@ def _advance(p, rule, s, buf, budget):
             shuffle(s.index, active)
         if s.w_old.shape[0] > 0:
             assign(s.w_old, s.w)
-        M_new, m_new, new_active = _pass(p, s, active, bounds[_M_OLD], bounds[_M_LOW], rule.shrinking,
-                                         rule.order == RANDOM)
+        M_new, m_new, new_active, moved = _pass(p, s, active, bounds[_M_OLD], bounds[_M_LOW], rule.shrinking,
+                                                rule.order == RANDOM)
         if s.w_old.shape[0] > 0:
             bounds[_DW] = distance(s.w, s.w_old)
         met = bounds[_DW] < rule.tol if rule.dw_rule else M_new - m_new <= rule.tol
-        unshrunk, finished = end_pass(count, s.index, new_active, met, rule.max_iter)
+        unshrunk, finished = end_pass(count, s.index, new_active, met, rule.max_iter, not moved)
         if unshrunk:  # every variable back: the bounds reset
             bounds[_M_OLD], bounds[_M_LOW] = np.inf, -np.inf
         else:
@@ -119,10 +119,12 @@ def _pass(p, s, active, M_old, m_old, shrinking, draw):
     """One outer pass of Algorithm 3.1 (4.1 with shrinking) over index[:active]: in order, or
     ``active`` coordinates drawn with replacement (``draw``). Variables that meet a shrinking
     condition (eq. 4.2) are marked, then dropped from the prefix, the others keeping their
-    order. Returns max PG, min PG and the new active size."""
+    order. Returns max PG, min PG, the new active size and whether any variable moved (a step
+    is taken only where |PG_i| > 1e-12, as in LIBLINEAR)."""
     X, y, B = p.X, p.y, p.B
     alpha, w, QD, U, Dg, index, shrunk = s.alpha, s.w, s.QD, s.U, s.Dg, s.index, s.shrunk
     M_new, m_new = -np.inf, np.inf
+    moved = False
     ahead = lookahead(X)
     for t in range(active):
         if not draw and t + ahead < active:
@@ -148,7 +150,8 @@ def _pass(p, s, active, M_old, m_old, shrinking, draw):
             new = clipped_step(a, G, QD[i], U[i])  # eq. 3.5
             alpha[i] = new
             row_axpy(X, i, (new - a) * y[i], w, B)  # eq. 3.7
-    return M_new, m_new, compact(index, active, shrunk)
+            moved = True
+    return M_new, m_new, compact(index, active, shrunk), moved
 
 
 @njit(cache=True)
