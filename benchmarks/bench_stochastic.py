@@ -24,7 +24,7 @@ from tqdm import tqdm
 
 from svmlab import ConvergenceWarning, LinearSVM, datasets
 from svmlab.rows import as_rows
-from svmlab.solvers import LINEAR, get
+from svmlab.solvers import LINEAR, options, starter
 from svmlab.solvers.coordinate import Problem, Stop
 from svmlab.trace import Recorder
 from svmlab.validation import check_array
@@ -55,10 +55,10 @@ def our_fit(X, y, solver, epochs):
 def kernel_epoch(X, y, solver):
     rows = as_rows(check_array(X))
     Ci = np.full(X.shape[0], C)
-    start, options = get(LINEAR, solver, LinearSVM().get_params())
+    start, checked = starter(LINEAR, solver), options(LINEAR, solver, LinearSVM().get_params())
     buf = Recorder(0, 1, X.shape[0], X.shape[1] + 1).buffers
     problem = Problem(rows, y, Ci, 0, 0.0)
-    return lambda: start(problem, Stop(1e-12, 1), buf, np.random.default_rng(0), **options).advance(1)
+    return lambda: start(problem, Stop(1e-12, 1), buf, np.random.default_rng(0), **checked).advance(1)
 
 
 def main():

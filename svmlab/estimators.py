@@ -96,8 +96,8 @@ class _SVMBase(Parameters):
         """Solve the SVM on (X, y): one binary problem for two classes, several for more
         (one-vs-rest for LinearSVM as LIBLINEAR, one-vs-one for KernelSVM as LIBSVM).
         Returns self."""
-        options = self._check_params()
-        solvers.check(self._solvers, self.solver, self.get_params())
+        options = dict(self._check_params(), solver_options=solvers.check(self._solvers, self.solver,
+                                                                          self.get_params()))
         X, y = check_X_y(X, y)
         self.classes_, codes = class_labels(y)
         self.n_features_in_ = X.shape[1]
@@ -154,8 +154,8 @@ class _SVMBase(Parameters):
         o = options
         recorder = Recorder(o["every"], o["max_iter"], len(problem.y), w_size)
         start = solvers.starter(self._solvers, self.solver)
-        extra = solvers.options(self._solvers, self.solver, self.get_params())
-        state = start(problem, Stop(o["tol"], o["max_iter"]), recorder.buffers, o["rng"], o["alpha0"], **extra)
+        state = start(problem, Stop(o["tol"], o["max_iter"]), recorder.buffers, o["rng"], o["alpha0"],
+                      **o["solver_options"])
         result = slices.run(state, self.solver, _progress(o["verbose"], o["callback"])).result()
         return result, recorder.to_trace(self.solver, coef_and_intercept, state.unit)
 

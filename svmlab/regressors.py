@@ -39,13 +39,12 @@ class _SVRBase(Parameters):
     def fit(self, X, y):
         """Solve the SVR on (X, y); y holds one real-valued target per sample. Returns self."""
         options = self._check_params()
-        solvers.check(self._solvers, self.solver, self.get_params())
+        extra = solvers.check(self._solvers, self.solver, self.get_params())
         X, z = check_X_target(X, y, type(self).__name__)
         self.n_features_in_ = X.shape[1]
         Ci = np.full(len(z), options["C"])
         recorder = Recorder(options["every"], options["max_iter"], len(z), self._w_size(X))
         start = solvers.starter(self._solvers, self.solver)
-        extra = solvers.options(self._solvers, self.solver, self.get_params())
         fit = self._fit(start, extra, X, z, Ci, options, recorder)
         _check_finite_fits([fit], self.solver)
         self._store(X, fit)

@@ -115,15 +115,15 @@ def test_an_option_is_declared_once_in_a_table(Estimator):
     assert all(option is by_name[option.name] for option in declared)
 
 
-def test_get_hands_the_solver_its_checked_options():
+def test_the_solver_gets_its_checked_options():
     params = svmlab.LinearSVM(shrinking=np.True_, batch_size=np.int64(4)).get_params()
-    _, options = solvers.get(solvers.LINEAR, "sdca", params)
+    options = solvers.check(solvers.LINEAR, "sdca", params)
     assert set(options) == {"order", "output", "smoothing", "batch_size", "accelerated"}
     assert type(options["batch_size"]) is int
-    _, options = solvers.get(solvers.LINEAR, "dcd", params)
+    options = solvers.options(solvers.LINEAR, "dcd", params)
     assert options["shrinking"] is True
     with pytest.raises(ValueError, match="solver='dcd': stopping='x' is not supported"):
-        solvers.get(solvers.LINEAR, "dcd", dict(params, stopping="x"))
+        solvers.options(solvers.LINEAR, "dcd", dict(params, stopping="x"))
 
 
 def test_the_choices_are_in_the_order_of_the_solvers_codes():

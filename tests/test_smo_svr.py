@@ -9,7 +9,7 @@ from sklearn.svm import SVR
 import svmlab
 from svmlab import regression as reg
 from svmlab.kernels import kernel_matrix, make_kernel
-from svmlab.solvers import KERNEL_REGRESSION, KernelRegressionProblem, get
+from svmlab.solvers import KERNEL_REGRESSION, KernelRegressionProblem, options, slices, starter
 from svmlab.solvers.coordinate import Stop
 from svmlab.trace import Recorder
 
@@ -49,10 +49,11 @@ def test_parity_with_libsvm_svr(data, C, epsilon):
     """Dual within 1e-6 relative of SVR's, intercept within 1e-4, the same support set."""
     X, z = DATA[data]()
     kernel = make_kernel("rbf", X)
-    solve, options = get(KERNEL_REGRESSION, "smo", {"shrinking": True, "cache_size": 200})
+    start = starter(KERNEL_REGRESSION, "smo")
+    checked = options(KERNEL_REGRESSION, "smo", {"shrinking": True, "cache_size": 200})
     buf = Recorder(0, 1000, len(z), 0).buffers
     problem = KernelRegressionProblem(X, kernel, z, np.full(len(z), C), epsilon)
-    result = solve(problem, Stop(1e-8, 1000), buf, np.random.default_rng(0), **options)
+    result = slices.run(start(problem, Stop(1e-8, 1000), buf, np.random.default_rng(0), **checked)).result()
     svr = SVR(C=C, epsilon=epsilon, gamma=kernel.gamma, tol=1e-8).fit(X, z)
     beta_svr = np.zeros(len(z))
     beta_svr[svr.support_] = svr.dual_coef_[0]

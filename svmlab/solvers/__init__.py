@@ -1,7 +1,7 @@
 """Solver families, one a module. Each exposes ``start(problem, stop, buffers, rng, alpha0, **options)``,
 a state the driver :mod:`svmlab.solvers.slices` advances in slices (``state.result()`` is a
-:class:`SolverResult`); where a module also has ``solve...(...) -> SolverResult``, it is the
-whole run in one call. :func:`starter` finds the ``start...`` twin of a registered ``solve...``.
+:class:`SolverResult`); the registry names it (``start_kernel``, ``start_regression`` where a
+module has several), and :func:`starter` imports it.
 
 The estimators pick a solver by name from :data:`LINEAR` or :data:`KERNEL` (and
 :data:`LINEAR_REGRESSION`, :data:`KERNEL_REGRESSION`); a solver module is imported only when
@@ -105,13 +105,12 @@ LINEAR_REGRESSION = {
 }
 KERNEL = {
     "dual_gradient": Solver("dual_gradient", "start_kernel"),
-    "smo": Solver("smo", "solve", (SHRINKING, SELECTION, CACHE_SIZE), (FREE_BIAS,)),
-    "dcd": Solver("kernel_dcd", "solve", (SHRINKING, CACHE_SIZE), (NO_BIAS,)),
+    "smo": Solver("smo", "start", (SHRINKING, SELECTION, CACHE_SIZE), (FREE_BIAS,)),
+    "dcd": Solver("kernel_dcd", "start", (SHRINKING, CACHE_SIZE), (NO_BIAS,)),
 }
-# regression: solve_regression(KernelRegressionProblem, Stop, buffers, rng, alpha0, **options), its
-# state from the module's start_regression
+# regression: start_regression(KernelRegressionProblem, Stop, buffers, rng, alpha0, **options)
 KERNEL_REGRESSION = {
-    "smo": Solver("smo", "solve_regression", (SHRINKING, CACHE_SIZE)),
+    "smo": Solver("smo", "start_regression", (SHRINKING, CACHE_SIZE)),
 }
 
 
@@ -126,13 +125,6 @@ class SolverResult:
     b: float
     n_iter: int
     converged: bool
-
-
-def get(table, name, params):
-    """The function registered under ``name`` in ``table``, with its options taken from
-    ``params`` (an estimator's get_params()) and checked (:func:`options`) as keyword arguments."""
-    solver = table[name]
-    return getattr(import_module(f"{__name__}.{solver.module}"), solver.function), options(table, name, params)
 
 
 def options(table, name, params):
@@ -150,12 +142,14 @@ def options(table, name, params):
 def check(table, name, params):
     """What ``fit`` checks of the solver ``name`` of ``table`` before it touches the data: its
     options (:func:`options`) and what it requires of the other parameters; and it warns of
-    the options of the table's other solvers set away from their defaults, which this one ignores."""
-    options(table, name, params)
+    the options of the table's other solvers set away from their defaults, which this one ignores.
+    Returns the checked options, the keyword arguments of the solver's ``start``."""
+    checked = options(table, name, params)
     for rule in table[name].requires:
         if not rule.holds(params):
             raise ValueError(f"solver={name!r} {rule.reason}")
     _warn_ignored(table, name, params)
+    return checked
 
 
 def _warn_ignored(table, name, params):
@@ -184,8 +178,7 @@ kernel, the targets z, the penalties C_i and the tube's half-width epsilon."""
 
 
 def starter(table, name):
-    """The function that makes the state of the solver registered under ``name``: the registered
-    ``start...`` itself, or for a registered ``solve...`` its module's ``start...`` twin if it has
-    one (``start`` for ``solve``); None for a solver that runs in one call only."""
+    """The registered ``start...`` function of the solver ``name`` of ``table``, which makes its
+    state (imported on first use)."""
     solver = table[name]
-    return getattr(import_module(f"{__name__}.{solver.module}"), solver.function.replace("solve", "start"), None)
+    return getattr(import_module(f"{__name__}.{solver.module}"), solver.function)

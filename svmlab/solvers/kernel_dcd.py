@@ -33,7 +33,7 @@ from numba import njit
 from .. import objective as obj
 from .. import trace
 from ..kernel_rows import prepare
-from . import NO_BIAS, SolverResult, qmatrix, slices
+from . import NO_BIAS, SolverResult, qmatrix
 from .coordinate import clipped_step, shuffle
 from .dual_state import (DualRun, Problem, held_cache, new_scratch, new_state, reconstruct_gradient, record_row,
                          row_due, set_alpha, start_from, update_gradient_bar)
@@ -58,11 +58,6 @@ def start(problem, stop, buf, rng, alpha0=None, shrinking=True, cache_size=200):
     hold, cache = held_cache(n, cache_size)
     prob = Problem(qmatrix.classification(cache, kr, y), np.full(n, -1.0), Ci, code, False, np.zeros(0), 0.0)
     return State(prob, rule, buf, new_scratch(kr, n, buf.rows.shape[0]), hold, alpha0)
-
-
-def solve(problem, stop, buf, rng, alpha0=None, **options):
-    """The registry's one-call entry: the whole run of :func:`start`; returns its SolverResult."""
-    return slices.run(start(problem, stop, buf, rng, alpha0, **options), "dcd").result()
 
 
 class State(DualRun):

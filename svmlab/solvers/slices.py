@@ -22,10 +22,7 @@ The contract a solver state keeps (stable: SMO and kernel DCD follow it too):
 ``state.unit``
     The name of a unit of work ("epoch", "pair update", ...), for messages.
 
-How the estimators make a state: the solver's registered "start..." function, or for a solver
-registered as (module, "solve...", options) the module's function named "start..." in its place
-(``start`` for ``solve``, ``start_kernel`` for ``solve_kernel``, ``start_regression`` for
-``solve_regression``) is called as ``start(problem, stop, buffers, rng, alpha0, **options)``,
+How the estimators make a state: the solver's registered "start..." function is called as ``start(problem, stop, buffers, rng, alpha0, **options)``,
 with ``problem`` a ``coordinate.Problem`` (linear), ``solvers.KernelProblem`` (kernel) or
 ``solvers.KernelRegressionProblem`` (kernel SVR), ``stop`` a ``coordinate.Stop(tol, max_iter)``,
 ``alpha0`` None or warm_start's previous alpha (to clip to the new box), and the state also has

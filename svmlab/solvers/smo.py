@@ -137,16 +137,6 @@ def run(problem, stop, buf, rng, alpha0=None, **options):
     return state.result(), state.info()
 
 
-def solve(problem, stop, buf, rng, alpha0=None, **options):
-    """The registry's one-call entry: the SolverResult of :func:`run`."""
-    return run(problem, stop, buf, rng, alpha0, **options)[0]
-
-
-def solve_regression(problem, stop, buf, rng, alpha0=None, **options):
-    """The whole epsilon-SVR run of :func:`start_regression`; returns its SolverResult."""
-    return slices.run(start_regression(problem, stop, buf, rng, alpha0, **options), "smo").result()
-
-
 ACTIVE, UNSHRUNK, COUNTER, UPDATES = range(4)  # the entries of a run's loop counters
 
 
