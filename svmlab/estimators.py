@@ -63,10 +63,23 @@ def _progress(verbose, callback):
     return progress
 
 
-def kernel_snapshot(w):
-    """(coef, intercept) of a kernel solver's trace snapshot: no coef; the intercept w[0] for the
-    kernel dual gradient, which keeps b as its w, else nan: SMO and kernel DCD record b itself."""
-    return np.zeros(0), (w[0] if len(w) else np.nan)
+def linear_coef(w):
+    """The coef of a linear solver's w: every weight but the bias feature's, which is last (the
+    intercept is B times that one)."""
+    return w[:-1].copy()
+
+
+def no_coef(w):
+    """The coef of a kernel solver's trace snapshot: none (the model is its alpha and b)."""
+    return np.zeros(0)
+
+
+def _warn_unconverged(estimator, fits):
+    """A ConvergenceWarning, pointing at the caller of ``fit``, when a fit stopped before tol."""
+    if not all(f.converged for f in fits):
+        warnings.warn(f"{type(estimator).__name__}(solver={estimator.solver!r}) stopped at "
+                      f"max_iter={estimator.max_iter} before reaching tol={estimator.tol}; the model is usable but not certified to tol. "
+                      "Increase max_iter or tol.", ConvergenceWarning, stacklevel=3)
 
 
 def _check_finite_fits(fits, solver):
@@ -110,10 +123,7 @@ class _SVMBase(Parameters):
         _check_finite_fits(fits, self.solver)
         self._last_alphas = [f.alpha.copy() for f in fits]  # warm_start's starting points
         self._store(X, tasks, fits)
-        if not all(f.converged for f in fits):
-            warnings.warn(f"{type(self).__name__}(solver={self.solver!r}) stopped at max_iter={self.max_iter} "
-                          f"before reaching tol={self.tol}; the model is usable but not certified to tol. "
-                          "Increase max_iter or tol.", ConvergenceWarning, stacklevel=2)
+        _warn_unconverged(self, fits)
         return self
 
     def _warm_alphas(self, tasks, options):
@@ -146,10 +156,10 @@ class _SVMBase(Parameters):
                     warm_start=check_bool(self.warm_start, "warm_start"),
                     verbose=check_bool(self.verbose, "verbose"), callback=_check_callback(self.callback))
 
-    def _solve(self, problem, options, w_size, coef_and_intercept):
+    def _solve(self, problem, options, w_size, coef_of):
         """Run the chosen solver's state (its ``start``, :func:`svmlab.solvers.starter`) on one
         binary problem in slices (:mod:`svmlab.solvers.slices`); returns its result and trace.
-        ``w_size`` and ``coef_and_intercept`` are those of the solver's w
+        ``w_size`` and ``coef_of`` are those of the solver's w
         (:meth:`svmlab.trace.Recorder.to_trace`)."""
         o = options
         recorder = Recorder(o["every"], o["max_iter"], len(problem.y), w_size)
@@ -157,7 +167,7 @@ class _SVMBase(Parameters):
         state = start(problem, Stop(o["tol"], o["max_iter"]), recorder.buffers, o["rng"], o["alpha0"],
                       **o["solver_options"])
         result = slices.run(state, self.solver, _progress(o["verbose"], o["callback"])).result()
-        return result, recorder.to_trace(self.solver, coef_and_intercept, state.unit)
+        return result, recorder.to_trace(self.solver, coef_of, state.unit)
 
     def _store(self, X, tasks, fits):
         """Fitted attributes; alpha_ and dual_coef_ have one row per binary problem when
@@ -284,10 +294,8 @@ class LinearSVM(_SVMBase):
         d = X.shape[1]
         rows = as_rows(X)
         problem = Problem(rows, y_pm, Ci, options["code"], B)
-        to_user = lambda w: (w[:d].copy(), B * w[d])  # noqa: E731 - b = B * (weight of the bias feature)
-        result, trace = self._solve(problem, options, d + 1, to_user)
-        coef, b = to_user(result.w)
-        return _Binary(result.alpha, coef, b, result.n_iter, result.converged, trace)
+        result, trace = self._solve(problem, options, d + 1, linear_coef)
+        return _Binary(result.alpha, linear_coef(result.w), B * result.w[-1], result.n_iter, result.converged, trace)
 
     def _store(self, X, tasks, fits):
         super()._store(X, tasks, fits)
@@ -366,7 +374,7 @@ class KernelSVM(_SVMBase):
 
     def _fit_binary(self, X, y_pm, Ci, options):
         problem = solvers.KernelProblem(X, self._kernel, y_pm, Ci, options["code"], options["fit_intercept"])
-        result, trace = self._solve(problem, options, 1, kernel_snapshot)
+        result, trace = self._solve(problem, options, 1, no_coef)
         return _Binary(result.alpha, None, result.b, result.n_iter, result.converged, trace)
 
     def _store(self, X, tasks, fits):

@@ -6,13 +6,11 @@ wraps the result in fitted attributes with scikit-learn's names. scikit-learn is
 imported here.
 """
 
-import warnings
-
 import numpy as np
 
 from . import solvers
-from .estimators import (ConvergenceWarning, NotFittedError, _Binary, _check_callback, _check_finite_fits, _progress,
-                         kernel_snapshot)
+from .estimators import (NotFittedError, _Binary, _check_callback, _check_finite_fits, _progress,
+                         _warn_unconverged, linear_coef, no_coef)
 from .kernels import check_positive_semidefinite, kernel_matvec, make_kernel
 from .params import Parameters
 from .rows import as_rows
@@ -48,10 +46,7 @@ class _SVRBase(Parameters):
         fit = self._fit(start, extra, X, z, Ci, options, recorder)
         _check_finite_fits([fit], self.solver)
         self._store(X, fit)
-        if not fit.converged:
-            warnings.warn(f"{type(self).__name__}(solver={self.solver!r}) stopped at max_iter={self.max_iter} "
-                          f"before reaching tol={self.tol}; the model is usable but not certified to tol. "
-                          "Increase max_iter or tol.", ConvergenceWarning, stacklevel=2)
+        _warn_unconverged(self, [fit])
         return self
 
     def _check_params(self):
@@ -145,13 +140,12 @@ class LinearSVR(_SVRBase):
 
     def _fit(self, start, extra, X, z, Ci, o, recorder):
         """Runs the registered solver's state in slices (:mod:`svmlab.solvers.slices`)."""
-        B, d = o["B"], X.shape[1]
+        B = o["B"]
         problem = Problem(as_rows(X), z, Ci, o["epsilon"], o["code"], B)
         state = start(problem, Stop(o["tol"], o["max_iter"]), recorder.buffers, o["rng"], **extra)
         result = slices.run(state, self.solver).result()
-        to_user = lambda w: (w[:d].copy(), B * w[d])  # noqa: E731 - b = B * (weight of the bias feature)
-        coef, b = to_user(result.w)
-        return _Binary(result.alpha, coef, b, result.n_iter, result.converged, recorder.to_trace(self.solver, to_user))
+        return _Binary(result.alpha, linear_coef(result.w), B * result.w[-1], result.n_iter, result.converged,
+                       recorder.to_trace(self.solver, linear_coef, state.unit))
 
     def _store(self, X, fit):
         super()._store(X, fit)
@@ -236,7 +230,7 @@ class KernelSVR(_SVRBase):
                       **extra)
         result = slices.run(state, self.solver, _progress(o["verbose"], o["callback"])).result()
         return _Binary(result.alpha, None, result.b, result.n_iter, result.converged,
-                       recorder.to_trace(self.solver, kernel_snapshot, state.unit))
+                       recorder.to_trace(self.solver, no_coef, state.unit))
 
     def _store(self, X, fit):
         super()._store(X, fit)

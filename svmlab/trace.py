@@ -101,11 +101,11 @@ class Recorder:
             np.zeros(n_snap),
         )
 
-    def to_trace(self, solver, coef_and_intercept, unit="epoch"):
+    def to_trace(self, solver, coef_of, unit="epoch"):
         """The :class:`Trace`, or None when nothing was recorded.
 
-        ``coef_and_intercept`` maps a solver's w vector to (coef, intercept) in user units; the
-        intercepts are the ones the solver recorded (:func:`append`). ``unit`` names the solver's
+        ``coef_of`` maps a solver's w vector to the coef in user units; the intercepts are the
+        ones the solver recorded (:func:`append`). ``unit`` names the solver's
         step (its state's ``unit``).
         """
         if self.every == 0:
@@ -113,8 +113,7 @@ class Recorder:
         b = self.buffers
         rows = b.rows[: b.state[0]]
         k = b.state[1]
-        pairs = [coef_and_intercept(w) for w in b.snap_w[:k]]
-        coef = np.array([p[0] for p in pairs]) if pairs else np.zeros((0, 0))
+        coef = np.array([coef_of(w) for w in b.snap_w[:k]]) if k else np.zeros((0, 0))
         columns = {name: rows[:, j].copy() for j, name in enumerate(FIELDS)}
         columns["epoch"] = columns["epoch"].astype(np.int64)
         columns["n_active"] = columns["n_active"].astype(np.int64)

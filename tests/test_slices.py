@@ -14,7 +14,7 @@ import pytest
 
 import svmlab
 from svmlab import datasets
-from svmlab.estimators import ConvergenceWarning, KernelSVM, LinearSVM, kernel_snapshot
+from svmlab.estimators import ConvergenceWarning, KernelSVM, LinearSVM, linear_coef, no_coef
 from svmlab.kernels import make_kernel
 from svmlab.solvers import KERNEL, KERNEL_REGRESSION, LINEAR, KernelProblem, KernelRegressionProblem, starter
 from svmlab.solvers.coordinate import Problem, Stop
@@ -107,7 +107,7 @@ def _kernel_problem(data, table, name):
     return KernelProblem(X, kernel, y_pm, Ci, 0, name == "smo")
 
 
-def _sliced_and_whole(start, problem, options, w_size, coef_and_intercept):
+def _sliced_and_whole(start, problem, options, w_size, coef_of):
     """The state of ``start`` run one unit a slice and in one slice: [(result, trace, slices), ...]."""
     runs = []
     for budget in (1, 10**9):
@@ -116,7 +116,7 @@ def _sliced_and_whole(start, problem, options, w_size, coef_and_intercept):
         slices = 0
         while not state.advance(budget)[1]:
             slices += 1
-        runs.append((state.result(), recorder.to_trace("", coef_and_intercept, state.unit), slices))
+        runs.append((state.result(), recorder.to_trace("", coef_of, state.unit), slices))
     return runs
 
 
@@ -137,7 +137,7 @@ def test_one_epoch_slices_give_the_iterates_of_one_call(data, solver, options):
     y_pm = np.where(y == y.max(), 1.0, -1.0)
     problem = Problem(X, y_pm, np.full(len(y), 0.5), 0, 1.0)
     _assert_the_same_iterates(_sliced_and_whole(starter(LINEAR, solver), problem, options, X.shape[1] + 1,
-                                                lambda w: (w[:-1], w[-1])))
+                                                linear_coef))
 
 
 @pytest.mark.parametrize("table, name, options", KERNEL_SLICED,
@@ -146,7 +146,7 @@ def test_kernel_slices_of_one_unit_give_the_iterates_of_one_call(data, table, na
     """SMO (one pair update a slice), its epsilon-SVR and kernel DCD (one epoch a slice): the
     state and the RNG stream carry over between slices, so the iterates are those of one call."""
     problem = _kernel_problem(data, table, name)
-    _assert_the_same_iterates(_sliced_and_whole(starter(table, name), problem, options, 0, kernel_snapshot))
+    _assert_the_same_iterates(_sliced_and_whole(starter(table, name), problem, options, 0, no_coef))
 
 
 @pytest.mark.parametrize("solver, tol", [("dcd", 1e-4), ("sdca", 1e-4), ("subgradient", 1e-3)])
