@@ -321,6 +321,9 @@ class KernelSVM(_SVMBase):
     shrinking, selection ("second_order", "max_violating", "random"), cache_size (MB):
         options of the SMO solver (chapter 5). The process keeps the last fit's cache memory
         (at most cache_size MB) for the next fit, as the C allocator does for LIBSVM.
+    n_jobs : None (one thread), a number of threads, or -1 for every core (scikit-learn's
+        convention): the threads that compute kernel columns in SMO and kernel DCD. The model
+        is the same bit for bit for any number.
     warm_start : bool, start from the last fit's alpha, clipped to the box [0, U_i] of the current
         C; with a free bias, where the clipping broke sum_i y_i alpha_i = 0 the class of the larger
         sum of alpha is scaled down until it holds again. Needs the same samples and classes.
@@ -335,7 +338,7 @@ class KernelSVM(_SVMBase):
     def __init__(self, C=1.0, loss="hinge", kernel="rbf", gamma="scale", degree=3, coef0=0.0,
                  solver="smo", tol=1e-3, max_iter=1000, fit_intercept=True, class_weight=None,
                  random_state=None, trace=False, shrinking=True, selection="second_order", cache_size=200,
-                 warm_start=False, verbose=False, callback=None):
+                 n_jobs=None, warm_start=False, verbose=False, callback=None):
         self.C = C
         self.loss = loss
         self.kernel = kernel
@@ -352,6 +355,7 @@ class KernelSVM(_SVMBase):
         self.shrinking = shrinking
         self.selection = selection
         self.cache_size = cache_size
+        self.n_jobs = n_jobs
         self.warm_start = warm_start
         self.verbose = verbose
         self.callback = callback

@@ -16,25 +16,48 @@ from collections import namedtuple
 
 import numpy as np
 from llvmlite import ir
-from numba import njit, types
+from numba import njit, prange, types
 from numba.extending import intrinsic
 
 from .kernels import sqnorms
-from .rows import as_rows, row_axpy, row_dot
+from .rows import as_rows, n_cols, row_axpy, row_dot
+from .threads import best_time, min_part, part
 
 LINEAR, POLY, RBF = 0, 1, 2
 CODES = {"linear": LINEAR, "poly": POLY, "rbf": RBF}
 
-KernelRows = namedtuple("KernelRows", "X code gamma degree coef0 sqnorm")
+KernelRows = namedtuple("KernelRows", "X code gamma degree coef0 sqnorm threads min_split")
 KernelRows.__doc__ = """A kernel and its data as plain values a numba kernel accepts.
 
-X: dense array or :data:`svmlab.rows.CSR`; code: LINEAR, POLY or RBF; sqnorm: |x_i|^2."""
+X: dense array or :data:`svmlab.rows.CSR`; code: LINEAR, POLY or RBF; sqnorm: |x_i|^2;
+threads: None (one thread: the kernels are compiled without their parallel code), or how many
+threads compute a column of at least ``min_split`` entries a thread (:func:`column`;
+:func:`svmlab.threads.min_part` measures it)."""
 
 
-def prepare(X, kernel):
-    """The :data:`KernelRows` of validated data ``X`` and a :class:`svmlab.kernels.Kernel`."""
-    return KernelRows(as_rows(X), np.int64(CODES[kernel.name]), float(kernel.gamma), np.int64(kernel.degree),
-                      float(kernel.coef0), np.ascontiguousarray(sqnorms(X), dtype=np.float64))
+def prepare(X, kernel, threads=1):
+    """The :data:`KernelRows` of validated data ``X`` and a :class:`svmlab.kernels.Kernel`,
+    whose long columns are computed by ``threads`` threads (:func:`column`)."""
+    kr = KernelRows(as_rows(X), np.int64(CODES[kernel.name]), float(kernel.gamma), np.int64(kernel.degree),
+                    float(kernel.coef0), np.ascontiguousarray(sqnorms(X), dtype=np.float64),
+                    None if threads == 1 else np.int64(threads), np.int64(0))
+    if threads == 1:
+        return kr
+    m = min(kr.sqnorm.shape[0], 4096)  # an entry's cost, timed on a column of up to 4096 entries
+    index, out, work = np.arange(m), np.empty(m), work_vector(kr)
+    per_entry = best_time(lambda: _part(kr, 0, index, 0, m, work, out)) / m
+    return kr._replace(min_split=np.int64(min_part(per_entry, threads)))
+
+
+def threads_of(kr):
+    """The threads of :data:`KernelRows` ``kr``: 1 for None."""
+    return 1 if kr.threads is None else int(kr.threads)
+
+
+def work_vector(kr):
+    """The zero vector :func:`column` scatters x_j into: n_features entries for each thread."""
+    d = kr.X.shape[1] if isinstance(kr.X, np.ndarray) else int(kr.X.n_cols)
+    return np.zeros(d * threads_of(kr))
 
 
 LOG2E = 1.4426950408889634
@@ -125,13 +148,44 @@ def column(kr, j, index, start, stop, work, out):
     """out[t] = K(x_k, x_j) for k = index[t], t in [start, stop); other entries are left alone.
     An index k in [n, 2n) stands for sample k - n (:func:`sample`).
 
-    ``work`` is a zero vector of length n_features; x_j is scattered into it for the dot
-    products (so CSR rows cost their nonzeros) and removed again, leaving it zero. The
-    transform (``exp``, the power) runs as a second loop over a contiguous view, which LLVM
-    vectorizes. Nothing here uses ``fastmath``: numba compiles an overload such as
-    :func:`svmlab.rows.row_dot` once, with the flags of its first caller, so a fastmath caller
-    would change the additions of every solver (and the bit-for-bit tests of chapter 3).
+    ``work`` is a zero vector of n_features entries per thread (:func:`work_vector`); x_j is
+    scattered into it for the dot products (so CSR rows cost their nonzeros) and removed again,
+    leaving it zero. With ``kr.threads`` > 1 a column of at least ``kr.min_split`` entries a thread
+    is cut into that many contiguous parts, one a thread, each with its own part of ``work``: an
+    entry is computed by the same operations whichever thread computes it, so the column is
+    the same bit for bit for any number of threads.
     """
+    _column(kr, kr.threads, j, index, start, stop, work, out)
+
+
+@njit(cache=True)
+def _column(kr, threads, j, index, start, stop, work, out):
+    """:func:`column`; compiled for threads = None, it holds no parallel code (numba drops the
+    branch of an argument's ``is None`` before it compiles)."""
+    if threads is None:
+        _part(kr, j, index, start, stop, work, out)
+    elif stop - start >= threads * kr.min_split:
+        _split_column(kr, j, index, start, stop, work, out)
+    else:
+        _part(kr, j, index, start, stop, work, out)
+
+
+@njit(cache=True, parallel=True)
+def _split_column(kr, j, index, start, stop, work, out):
+    """:func:`_part` on kr.threads contiguous parts of [start, stop), in parallel."""
+    T, d = kr.threads, n_cols(kr.X)
+    for c in prange(T):
+        lo, hi = part(start, stop, c, T)
+        _part(kr, j, index, lo, hi, work[c * d:(c + 1) * d], out)
+
+
+@njit(cache=True)
+def _part(kr, j, index, start, stop, work, out):
+    """:func:`column` on one thread. The transform (``exp``, the power) runs as a second loop
+    over a contiguous view, which LLVM vectorizes. Nothing here uses ``fastmath``: numba
+    compiles an overload such as :func:`svmlab.rows.row_dot` once, with the flags of its first
+    caller, so a fastmath caller would change the additions of every solver (and the bit-for-bit
+    tests of chapter 3)."""
     _arguments(kr, j, index, start, stop, work, out)
     if kr.code != LINEAR:
         view = out[start:stop]

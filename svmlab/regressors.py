@@ -167,6 +167,8 @@ class KernelSVR(_SVRBase):
     solver : "smo" (SMO on the 2n-variable dual, as LIBSVM's epsilon-SVR).
     tol : float > 0, the stopping tolerance on LIBSVM's maximal violation.
     cache_size : float > 0, the kernel column cache in MB. shrinking : bool.
+    n_jobs : None (one thread), a number of threads, or -1 for every core: the threads that
+        compute kernel columns; the model is the same bit for bit for any number.
     max_iter : int >= 1, the most epochs (of 2n pair updates). trace : False, True or k (every k
         pair updates), fills ``trace_``.
     warm_start : bool, start from the last fit's beta (``alpha_``), clipped to the box of the
@@ -181,8 +183,8 @@ class KernelSVR(_SVRBase):
     """
 
     def __init__(self, C=1.0, epsilon=0.1, kernel="rbf", gamma="scale", degree=3, coef0=0.0, solver="smo",
-                 tol=1e-3, cache_size=200, shrinking=True, max_iter=1000, trace=False, warm_start=False, verbose=False,
-                 callback=None):
+                 tol=1e-3, cache_size=200, shrinking=True, n_jobs=None, max_iter=1000, trace=False, warm_start=False,
+                 verbose=False, callback=None):
         self.C = C
         self.epsilon = epsilon
         self.kernel = kernel
@@ -193,6 +195,7 @@ class KernelSVR(_SVRBase):
         self.tol = tol
         self.cache_size = cache_size
         self.shrinking = shrinking
+        self.n_jobs = n_jobs
         self.max_iter = max_iter
         self.trace = trace
         self.warm_start = warm_start

@@ -292,6 +292,20 @@ def positive_int(value, name):
     return int(value)
 
 
+def n_jobs_threads(value, name):
+    """The threads of scikit-learn's ``n_jobs``: None is 1, a positive integer is itself, and
+    -1 is every core numba may use, -2 all but one, and so on (at least 1)."""
+    if value is None:
+        return 1
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value == 0:
+        raise ValueError(f"{name} must be None, a positive integer (the threads) or a negative one (-1: every "
+                         f"core); got {value!r}.")
+    if value > 0:
+        return int(value)
+    from numba import config  # numba's thread pool: every core, or NUMBA_NUM_THREADS
+    return max(config.NUMBA_NUM_THREADS + 1 + int(value), 1)
+
+
 def one_of(value, name, accepted):
     """``value`` if it is among ``accepted``."""
     if not isinstance(value, str) or value not in accepted:

@@ -19,7 +19,7 @@ from typing import Callable, NamedTuple
 
 import numpy as np
 
-from ..validation import check_bool, non_negative_number, one_of, positive_int, positive_number
+from ..validation import check_bool, n_jobs_threads, non_negative_number, one_of, positive_int, positive_number
 
 
 class Option(NamedTuple):
@@ -73,6 +73,7 @@ ACCELERATED = Option("accelerated", False, check_bool)
 PROJECTION = Option("projection", True, check_bool)
 SELECTION = Option("selection", "second_order", _choice(SELECTIONS))
 CACHE_SIZE = Option("cache_size", 200, positive_number)
+N_JOBS = Option("n_jobs", None, n_jobs_threads)  # the threads that compute kernel columns
 
 # What solvers require of the other parameters.
 HINGE_ONLY = Requires(lambda p: p["loss"] == "hinge",
@@ -105,12 +106,12 @@ LINEAR_REGRESSION = {
 }
 KERNEL = {
     "dual_gradient": Solver("dual_gradient", "start_kernel"),
-    "smo": Solver("smo", "start", (SHRINKING, SELECTION, CACHE_SIZE), (FREE_BIAS,)),
-    "dcd": Solver("kernel_dcd", "start", (SHRINKING, CACHE_SIZE), (NO_BIAS,)),
+    "smo": Solver("smo", "start", (SHRINKING, SELECTION, CACHE_SIZE, N_JOBS), (FREE_BIAS,)),
+    "dcd": Solver("kernel_dcd", "start", (SHRINKING, CACHE_SIZE, N_JOBS), (NO_BIAS,)),
 }
 # regression: start_regression(KernelRegressionProblem, Stop, buffers, rng, alpha0, **options)
 KERNEL_REGRESSION = {
-    "smo": Solver("smo", "start_regression", (SHRINKING, CACHE_SIZE)),
+    "smo": Solver("smo", "start_regression", (SHRINKING, CACHE_SIZE, N_JOBS)),
 }
 
 

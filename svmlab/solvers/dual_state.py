@@ -21,7 +21,7 @@ from numba import njit
 from .. import objective as obj
 from .. import regression as reg
 from .. import trace
-from ..kernel_rows import column
+from ..kernel_rows import column, work_vector
 from ..rows import dot
 from .kernel_cache import HITS, MISSES, opened
 from .qmatrix import q_diag, q_full_column
@@ -140,10 +140,9 @@ def rebalance(st, y):
 
 
 def new_scratch(kr, n, n_records):
-    """Work vectors: a zero vector of n_features, n-vectors for records, the index 0..n-1, and
+    """Work vectors: :func:`svmlab.kernel_rows.work_vector`, n-vectors for records, the index 0..n-1, and
     the factor by which records have been thinned (see :func:`row_due`), the SMOInfo.record_stats."""
-    d = kr.X.shape[1] if isinstance(kr.X, np.ndarray) else int(kr.X.n_cols)
-    return Scratch(np.zeros(d), np.empty(n), np.empty(n), np.zeros(n), np.zeros(n), np.zeros(n), np.arange(n),
+    return Scratch(work_vector(kr), np.empty(n), np.empty(n), np.zeros(n), np.zeros(n), np.zeros(n), np.arange(n),
                    np.ones(1, dtype=np.int64), np.zeros((n_records, 4), dtype=np.int64))
 
 

@@ -45,7 +45,7 @@ ACTIVE, EPOCH, CONVERGED = range(3)  # a run's integer counters
 M_OLD, M_LOW = range(2)  # its float ones: the largest and smallest PG of the last epoch (dcd's M_old, m_old)
 
 
-def start(problem, stop, buf, rng, alpha0=None, shrinking=True, cache_size=200):
+def start(problem, stop, buf, rng, alpha0=None, shrinking=True, cache_size=200, n_jobs=1):
     """A kernel DCD state on ``problem`` (a ``solvers.KernelProblem`` without a bias), from 0 or
     from ``alpha0`` clipped to the box; ``stop`` a ``coordinate.Stop``; the options checked by
     the registry."""
@@ -53,7 +53,7 @@ def start(problem, stop, buf, rng, alpha0=None, shrinking=True, cache_size=200):
     if free:
         raise ValueError(f"solver='dcd' {NO_BIAS.reason}")
     n = y.shape[0]
-    kr = prepare(X, kernel)
+    kr = prepare(X, kernel, n_jobs)
     rule = Rule(stop.tol, stop.max_iter, shrinking, int(rng.integers(2 ** 31)))
     hold, cache = held_cache(n, cache_size)
     prob = Problem(qmatrix.classification(cache, kr, y), np.full(n, -1.0), Ci, code, False, np.zeros(0), 0.0)

@@ -60,11 +60,12 @@ import math
 from collections import namedtuple
 
 import numpy as np
-from numba import njit
+from numba import njit, prange
 
 from .. import objective as obj
 from .. import trace
 from ..kernel_rows import prepare
+from ..threads import best_time, min_part, part
 from . import FREE_BIAS, SELECTIONS, SolverResult, qmatrix, slices
 from .dual_state import (LOW, UP, DualRun, Problem, held_cache, n_support, new_scratch, new_state, reconstruct_gradient,
                          record_row, row_due, set_alpha, start_from, update_gradient_bar)
@@ -85,30 +86,32 @@ support vectors with 0 < alpha < U and alpha = U; pairs: (n_pairs, 2) the first 
 working sets (i, j); record_stats: one row per trace record, columns n_free, n_bounded,
 cache_hits, cache_misses."""
 
-Rule = namedtuple("Rule", "tol max_updates shrinking selection seed")
+Rule = namedtuple("Rule", "tol max_updates shrinking selection seed split")
 Rule.__doc__ = """SMO's stopping rule and options: tol, the most pair updates, shrinking, the
-selection code and the seed of numba's generator (for ``selection="random"``)."""
+selection code, the seed of numba's generator (for ``selection="random"``), and the fewest
+entries a thread's part of a loop over the active set must have (:func:`_split`)."""
 
 
 def start(problem, stop, buf, rng, alpha0=None, shrinking=True, selection="second_order", cache_size=200,
-          n_pairs=0):
+          n_jobs=1, n_pairs=0):
     """An SMO state on ``problem`` (a ``solvers.KernelProblem`` with a free bias), from 0 or
-    from ``alpha0``; ``stop`` a ``coordinate.Stop``; the options checked by the registry.
+    from ``alpha0``; ``stop`` a ``coordinate.Stop``; the options checked by the registry
+    (``n_jobs`` threads compute the kernel columns: :func:`svmlab.kernel_rows.column`).
     ``n_pairs`` working sets are kept in ``SMOInfo.pairs`` (:meth:`State.info`) for pictures of
     the selection rules."""
     X, kernel, y, Ci, code, free = problem
     if not free:
         raise ValueError(f"solver='smo' {FREE_BIAS.reason}")
     n = y.shape[0]
-    rule = Rule(stop.tol, stop.max_iter * n, shrinking, SELECTIONS.index(selection), int(rng.integers(2 ** 31)))
-    kr = prepare(X, kernel)
+    rule = Rule(stop.tol, stop.max_iter * n, shrinking, SELECTIONS.index(selection), int(rng.integers(2 ** 31)), 0)
+    kr = prepare(X, kernel, n_jobs)
     hold, cache = held_cache(n, cache_size)
     prob = Problem(qmatrix.classification(cache, kr, y), np.full(n, -1.0), Ci, code, True, np.zeros(0), 0.0)
     pairs = np.full((int(n_pairs), 2), -1, dtype=np.int64)
     return State(prob, rule, buf, new_scratch(kr, n, buf.rows.shape[0]), pairs, hold, alpha0)
 
 
-def start_regression(problem, stop, buf, rng, alpha0=None, shrinking=True, cache_size=200):
+def start_regression(problem, stop, buf, rng, alpha0=None, shrinking=True, cache_size=200, n_jobs=1):
     """An SMO state for epsilon-SVR (L1 loss, free bias) on ``problem`` (a
     ``solvers.KernelRegressionProblem``), on LIBSVM's 2n-variable dual: alpha then alpha^*, signs
     y = [+1]*n + [-1]*n, Q_jk = y_j y_k K(x_(j mod n), x_(k mod n)), the box [0, C_i] and the
@@ -121,8 +124,8 @@ def start_regression(problem, stop, buf, rng, alpha0=None, shrinking=True, cache
     """
     X, kernel, z, Ci, epsilon = problem
     n = z.shape[0]
-    rule = Rule(stop.tol, stop.max_iter * 2 * n, shrinking, SECOND_ORDER, int(rng.integers(2 ** 31)))
-    kr = prepare(X, kernel)
+    rule = Rule(stop.tol, stop.max_iter * 2 * n, shrinking, SECOND_ORDER, int(rng.integers(2 ** 31)), 0)
+    kr = prepare(X, kernel, n_jobs)
     hold, cache = held_cache(n, cache_size)  # kernel columns of length n (qmatrix.regression)
     prob = Problem(qmatrix.regression(cache, kr), np.concatenate([epsilon - z, epsilon + z]), np.concatenate([Ci, Ci]),
                    obj.HINGE, True, z, float(epsilon))
@@ -151,6 +154,8 @@ class State(DualRun):
         self.prob, self.rule, self.buf, self.sc, self.pairs = prob, rule, buf, sc, pairs
         alpha0 = np.zeros(0) if alpha0 is None else np.asarray(alpha0, dtype=np.float64)
         self.st, self.loop = _begin(prob, rule, buf, alpha0, sc.work)
+        if prob.Q.kr.threads is not None:
+            self.rule = rule._replace(split=_loop_split(self.st, prob.Q))
 
     def _slice(self, budget):
         return _advance(self.prob, self.rule, self.st, self.loop, self.buf, self.pairs, self.sc, budget)
@@ -173,6 +178,13 @@ class State(DualRun):
         return SMOInfo(int(self.loop[UPDATES]), int(cache.state[HITS]), int(cache.state[MISSES]),
                        int(cache.state[EVALUATIONS]), int(((alpha > 0) & (alpha < U)).sum()), int((alpha >= U).sum()),
                        self.pairs, self.sc.stats[: self.buf.state[0]].copy())
+
+
+def _loop_split(st, Q):
+    """The fewest entries a thread's part of a loop over the active set must have
+    (:func:`svmlab.threads.min_part`), its cost an entry timed on the selection's first loop."""
+    m = st.order.shape[0]
+    return min_part(best_time(lambda: _max_up(st, Q.s, 0, m)) / m, Q.kr.threads)
 
 
 @njit(cache=True)
@@ -205,11 +217,11 @@ def _advance(prob, rule, st, loop, buf, pairs, sc, budget):
                 counter = min(n, SHRINK_EVERY)
                 if rule.shrinking:
                     active_size, unshrunk = _shrink(st, Q, active_size, unshrunk, rule.tol, sc.work)
-            i, j = _select(rule.selection, st, Q, active_size, rule.tol, sc.work)
+            i, j = _select(rule, st, Q, active_size, sc.work)
             if i < 0 and active_size < n:  # the shrunk problem is solved: check the whole one
                 reconstruct_gradient(st, Q, active_size, sc.work)
                 active_size = n
-                i, j = _select(rule.selection, st, Q, active_size, rule.tol, sc.work)
+                i, j = _select(rule, st, Q, active_size, sc.work)
                 counter = 1
         done = i < 0
         if row_due(buf, updates, done, sc):
@@ -220,7 +232,7 @@ def _advance(prob, rule, st, loop, buf, pairs, sc, budget):
         if updates < pairs.shape[0]:
             pairs[updates, 0] = i
             pairs[updates, 1] = j
-        _update(st, Q, i, j, active_size, sc.work)
+        _update(st, Q, i, j, active_size, rule.split, sc.work)
         updates += 1
     if finished and active_size < n:
         reconstruct_gradient(st, Q, active_size, sc.work)
@@ -231,40 +243,109 @@ def _advance(prob, rule, st, loop, buf, pairs, sc, budget):
 
 # -- the steps of SMO ----------------------------------------------------------------------
 @njit(cache=True)
-def _select(rule, st, Q, active_size, tol, work):
+def _select(rule, st, Q, active_size, work):
     """The working set (i, j) of eq. 5.9, or (-1, -1) when the violation m(alpha) - M(alpha)
-    is below tol."""
-    y, cache = Q.s, Q.cache
-    status, G, order = st.status, st.G, st.order
-    i = -1
-    up = -np.inf  # m(alpha) = max s over I_up
-    for r in range(active_size):
-        k = order[r]
-        if status[k] & UP and -y[k] * G[k] >= up:
-            up = -y[k] * G[k]
-            i = k
+    is below tol. A long active set is searched by Q.kr.threads threads (:func:`_split`)."""
+    y, cache, threads = Q.s, Q.cache, Q.kr.threads
+    up, i = _search_up(st, y, active_size, threads, rule.split)
     if i < 0:
         return -1, -1
-    Qi = q_column(Q, i, order, active_size, work) if rule == SECOND_ORDER else cache.pool[:0]
+    Qi = q_column(Q, i, st.order, active_size, work) if rule.selection == SECOND_ORDER else cache.pool[:0]
     if cache.state[LENGTH] == y.shape[0]:  # full-length slots: compiled without the pos lookups
-        j, low = _second(rule, st, y, active_size, i, up, Qi, None)
+        j, low = _search_low(rule, st, y, active_size, i, up, Qi, None, threads)
     else:
-        j, low = _second(rule, st, y, active_size, i, up, Qi, cache.pos)
-    if up - low < tol or j < 0:
+        j, low = _search_low(rule, st, y, active_size, i, up, Qi, cache.pos, threads)
+    if up - low < rule.tol or j < 0:
         return -1, -1
     return i, j
 
 
+@njit(cache=True, inline="always")
+def _split(threads, active_size, split):
+    """Whether a loop over the active set is cut into ``threads`` parts: when each has at least
+    ``split`` entries (measured by :func:`svmlab.threads.min_part` when the run starts)."""
+    return active_size >= threads * split
+
+
 @njit(cache=True)
-def _second(rule, st, y, active_size, i, up, Qi, pos):
-    """The second index j of eq. 5.9 by ``rule`` given (i, up = m(alpha)), and M(alpha) = min s
-    over I_low; Qi is column i (entry k at pos[k], or at k when pos is None)."""
+def _search_up(st, y, active_size, threads, split):
+    """(m(alpha), i) over the active set; compiled for threads = None without parallel code."""
+    if threads is None:
+        return _max_up(st, y, 0, active_size)
+    if _split(threads, active_size, split):
+        return _split_max_up(st, y, active_size, threads)
+    return _max_up(st, y, 0, active_size)
+
+
+@njit(cache=True)
+def _max_up(st, y, start, stop):
+    """m(alpha) = max s over I_up among order[start:stop], and its index (the last of equals)."""
+    status, G, order = st.status, st.G, st.order
+    i = -1
+    up = -np.inf
+    for r in range(start, stop):
+        k = order[r]
+        if status[k] & UP and -y[k] * G[k] >= up:
+            up = -y[k] * G[k]
+            i = k
+    return up, i
+
+
+@njit(cache=True, parallel=True)
+def _split_max_up(st, y, active_size, T):
+    """:func:`_max_up` over the active set in T parts; the parts' maxima taken in order, later
+    ones winning ties, give the index one pass would."""
+    ups, found = np.empty(T), np.empty(T, dtype=np.int64)
+    for c in prange(T):
+        lo, hi = part(0, active_size, c, T)
+        ups[c], found[c] = _max_up(st, y, lo, hi)
+    up, i = -np.inf, -1
+    for c in range(T):
+        if found[c] >= 0 and ups[c] >= up:
+            up, i = ups[c], found[c]
+    return up, i
+
+
+@njit(cache=True)
+def _search_low(rule, st, y, active_size, i, up, Qi, pos, threads):
+    """(j, M(alpha)) by :func:`_second` over the active set, in parts when it is long (never for
+    ``selection="random"``, whose reservoir draws in order); compiled for threads = None without
+    parallel code."""
+    if threads is not None and rule.selection != RANDOM and _split(threads, active_size, rule.split):
+        return _split_second(rule.selection, st, y, active_size, i, up, Qi, pos, threads)
+    j, low, _ = _second(rule.selection, st, y, 0, active_size, i, up, Qi, pos)
+    return j, low
+
+
+@njit(cache=True, parallel=True)
+def _split_second(rule, st, y, active_size, i, up, Qi, pos, T):
+    """:func:`_second` in T parts. Within a part the last of equal minima wins, so the last part
+    that holds the least gain (max_violating: the least s) gives the j of one pass."""
+    found, lows, bests = np.empty(T, dtype=np.int64), np.empty(T), np.empty(T)
+    for c in prange(T):
+        lo, hi = part(0, active_size, c, T)
+        found[c], lows[c], bests[c] = _second(rule, st, y, lo, hi, i, up, Qi, pos)
+    j, low, best = -1, np.inf, np.inf
+    for c in range(T):
+        key = lows[c] if rule == MAX_VIOLATING else bests[c]
+        if found[c] >= 0 and key <= (low if rule == MAX_VIOLATING else best):
+            j = found[c]
+            best = min(best, bests[c])
+        low = min(low, lows[c])
+    return j, low
+
+
+@njit(cache=True)
+def _second(rule, st, y, start, stop, i, up, Qi, pos):
+    """The second index j of eq. 5.9 by ``rule`` among order[start:stop] given (i, up = m(alpha)),
+    M(alpha) = min s over I_low there, and the least gain (second_order); Qi is column i (entry
+    k at pos[k], or at k when pos is None)."""
     status, G, order = st.status, st.G, st.order
     j = -1
     low = np.inf  # M(alpha)
     best = np.inf
     seen = 0
-    for r in range(active_size):
+    for r in range(start, stop):
         k = order[r]
         if not status[k] & LOW:
             continue
@@ -286,7 +367,7 @@ def _second(rule, st, y, active_size, i, up, Qi, pos):
             seen += 1
             if np.random.random() * seen < 1.0:
                 j = k
-    return j, low
+    return j, low, best
 
 
 @njit(cache=True)
@@ -318,7 +399,7 @@ def pair_step(ai, aj, yi, yj, ui, uj, gi, gj, eta):
 
 
 @njit(cache=True)
-def _update(st, Q, i, j, active_size, work):
+def _update(st, Q, i, j, active_size, split, work):
     """The pair step on (i, j) and the gradient's update with the two columns (eq. 5.8)."""
     y, cache = Q.s, Q.cache
     Qi = q_column(Q, i, st.order, active_size, work)
@@ -331,9 +412,9 @@ def _update(st, Q, i, j, active_size, work):
     set_alpha(st, y, j, new_j)
     di, dj = new_i - ai, new_j - aj
     if cache.state[LENGTH] == y.shape[0]:  # full-length slots: compiled without the pos lookups
-        _add_columns(st.G, st.order, active_size, Qi, Qj, di, dj, None)
+        _add_columns(st.G, st.order, active_size, Qi, Qj, di, dj, None, Q.kr.threads, split)
     else:
-        _add_columns(st.G, st.order, active_size, Qi, Qj, di, dj, pos)
+        _add_columns(st.G, st.order, active_size, Qi, Qj, di, dj, pos, Q.kr.threads, split)
     st.G[i] += st.D[i] * di
     st.G[j] += st.D[j] * dj
     if (new_i >= st.U[i]) != (ai >= st.U[i]):
@@ -343,9 +424,25 @@ def _update(st, Q, i, j, active_size, work):
 
 
 @njit(cache=True)
-def _add_columns(G, order, active_size, Qi, Qj, di, dj, pos):
-    """G += Q-bar_:i d_i + Q-bar_:j d_j on the active set (entry k at pos[k], or k if pos is None)."""
-    for r in range(active_size):
+def _add_columns(G, order, active_size, Qi, Qj, di, dj, pos, threads, split):
+    """G += Q-bar_:i d_i + Q-bar_:j d_j on the active set (entry k at pos[k], or k if pos is None),
+    in parts when it is long; compiled for threads = None without parallel code."""
+    if threads is not None and _split(threads, active_size, split):
+        _split_add(G, order, active_size, Qi, Qj, di, dj, pos, threads)
+    else:
+        _add_part(G, order, 0, active_size, Qi, Qj, di, dj, pos)
+
+
+@njit(cache=True, parallel=True)
+def _split_add(G, order, active_size, Qi, Qj, di, dj, pos, T):
+    for c in prange(T):
+        lo, hi = part(0, active_size, c, T)
+        _add_part(G, order, lo, hi, Qi, Qj, di, dj, pos)
+
+
+@njit(cache=True)
+def _add_part(G, order, start, stop, Qi, Qj, di, dj, pos):
+    for r in range(start, stop):
         k = order[r]
         G[k] += entry(Qi, pos, k) * di + entry(Qj, pos, k) * dj
 
