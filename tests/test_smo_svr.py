@@ -50,7 +50,7 @@ def test_parity_with_libsvm_svr(data, C, epsilon):
     X, z = DATA[data]()
     kernel = make_kernel("rbf", X)
     start = starter(KERNEL_REGRESSION, "smo")
-    checked = options(KERNEL_REGRESSION, "smo", {"shrinking": True, "cache_size": 200})
+    checked = options(KERNEL_REGRESSION, "smo", {"shrinking": True, "cache_size": 200, "n_jobs": None})
     buf = Recorder(0, 1000, len(z), 0).buffers
     problem = KernelRegressionProblem(X, kernel, z, np.full(len(z), C), epsilon)
     result = slices.run(start(problem, Stop(1e-8, 1000), buf, np.random.default_rng(0), **checked)).result()
