@@ -21,7 +21,7 @@ from numba.extending import intrinsic
 
 from .kernels import sqnorms
 from .rows import as_rows, n_cols, row_axpy, row_dot
-from .threads import best_time, min_part, part
+from .threads import best_time, min_part, part, worth_splitting
 
 LINEAR, POLY, RBF = 0, 1, 2
 CODES = {"linear": LINEAR, "poly": POLY, "rbf": RBF}
@@ -164,7 +164,7 @@ def _column(kr, threads, j, index, start, stop, work, out):
     branch of an argument's ``is None`` before it compiles)."""
     if threads is None:
         _part(kr, j, index, start, stop, work, out)
-    elif stop - start >= threads * kr.min_split:
+    elif worth_splitting(stop - start, threads, kr.min_split):
         _split_column(kr, j, index, start, stop, work, out)
     else:
         _part(kr, j, index, start, stop, work, out)

@@ -43,6 +43,13 @@ def _region(out):
 
 
 @njit(cache=True, inline="always")
+def worth_splitting(length, threads, smallest):
+    """Whether a loop of ``length`` entries is cut into ``threads`` parts: when each part has at
+    least ``smallest`` entries (:func:`min_part`)."""
+    return length >= threads * smallest
+
+
+@njit(cache=True, inline="always")
 def part(start, stop, c, parts):
     """Part c of [start, stop) cut into ``parts`` contiguous parts: (its start, its stop)."""
     length = stop - start

@@ -65,7 +65,7 @@ from numba import njit, prange
 from .. import objective as obj
 from .. import trace
 from ..kernel_rows import prepare
-from ..threads import best_time, min_part, part
+from ..threads import best_time, min_part, part, worth_splitting
 from . import FREE_BIAS, SELECTIONS, SolverResult, qmatrix, slices
 from .dual_state import (LOW, UP, DualRun, Problem, held_cache, n_support, new_scratch, new_state, reconstruct_gradient,
                          record_row, row_due, set_alpha, start_from, update_gradient_bar)
@@ -89,7 +89,8 @@ cache_hits, cache_misses."""
 Rule = namedtuple("Rule", "tol max_updates shrinking selection seed split")
 Rule.__doc__ = """SMO's stopping rule and options: tol, the most pair updates, shrinking, the
 selection code, the seed of numba's generator (for ``selection="random"``), and the fewest
-entries a thread's part of a loop over the active set must have (:func:`_split`)."""
+entries a thread's part of a loop over the active set must have
+(:func:`svmlab.threads.worth_splitting`)."""
 
 
 def start(problem, stop, buf, rng, alpha0=None, shrinking=True, selection="second_order", cache_size=200,
@@ -245,7 +246,8 @@ def _advance(prob, rule, st, loop, buf, pairs, sc, budget):
 @njit(cache=True)
 def _select(rule, st, Q, active_size, work):
     """The working set (i, j) of eq. 5.9, or (-1, -1) when the violation m(alpha) - M(alpha)
-    is below tol. A long active set is searched by Q.kr.threads threads (:func:`_split`)."""
+    is below tol. A long active set is searched by Q.kr.threads threads
+    (:func:`svmlab.threads.worth_splitting`)."""
     y, cache, threads = Q.s, Q.cache, Q.kr.threads
     up, i = _search_up(st, y, active_size, threads, rule.split)
     if i < 0:
@@ -260,19 +262,12 @@ def _select(rule, st, Q, active_size, work):
     return i, j
 
 
-@njit(cache=True, inline="always")
-def _split(threads, active_size, split):
-    """Whether a loop over the active set is cut into ``threads`` parts: when each has at least
-    ``split`` entries (measured by :func:`svmlab.threads.min_part` when the run starts)."""
-    return active_size >= threads * split
-
-
 @njit(cache=True)
 def _search_up(st, y, active_size, threads, split):
     """(m(alpha), i) over the active set; compiled for threads = None without parallel code."""
     if threads is None:
         return _max_up(st, y, 0, active_size)
-    if _split(threads, active_size, split):
+    if worth_splitting(active_size, threads, split):
         return _split_max_up(st, y, active_size, threads)
     return _max_up(st, y, 0, active_size)
 
@@ -311,7 +306,7 @@ def _search_low(rule, st, y, active_size, i, up, Qi, pos, threads):
     """(j, M(alpha)) by :func:`_second` over the active set, in parts when it is long (never for
     ``selection="random"``, whose reservoir draws in order); compiled for threads = None without
     parallel code."""
-    if threads is not None and rule.selection != RANDOM and _split(threads, active_size, rule.split):
+    if threads is not None and rule.selection != RANDOM and worth_splitting(active_size, threads, rule.split):
         return _split_second(rule.selection, st, y, active_size, i, up, Qi, pos, threads)
     j, low, _ = _second(rule.selection, st, y, 0, active_size, i, up, Qi, pos)
     return j, low
@@ -427,7 +422,7 @@ def _update(st, Q, i, j, active_size, split, work):
 def _add_columns(G, order, active_size, Qi, Qj, di, dj, pos, threads, split):
     """G += Q-bar_:i d_i + Q-bar_:j d_j on the active set (entry k at pos[k], or k if pos is None),
     in parts when it is long; compiled for threads = None without parallel code."""
-    if threads is not None and _split(threads, active_size, split):
+    if threads is not None and worth_splitting(active_size, threads, split):
         _split_add(G, order, active_size, Qi, Qj, di, dj, pos, threads)
     else:
         _add_part(G, order, 0, active_size, Qi, Qj, di, dj, pos)
