@@ -122,6 +122,13 @@ class Recorder:
                      snapshot_intercept=b.snap_b[:k].copy(), unit=unit)
 
 
+def used(buf):
+    """The buffers as a solver kernel takes them: ``buf`` when recording, None when not. A kernel
+    compiled for None has no recording code: numba drops a branch under ``buf is not None``
+    when it compiles for None, so a fit without a trace never compiles the trace's code."""
+    return buf if buf.every > 0 else None
+
+
 @njit(cache=True)
 def now():
     """Wall-clock seconds, readable inside a numba kernel."""

@@ -55,7 +55,7 @@ class State(ShrinkingState):
         n = len(y)
         QD, U, Dg = diagonals(X, Ci, code, B, 0.0)
         alpha, w = starting_point(problem, alpha0)
-        w_old = np.zeros(w.shape[0] if rule.dw_rule or buf.every > 0 else 0)
+        w_old = np.zeros(w.shape[0] if rule.dw_rule or buf is not None else 0)
         count = np.array([0, n, n, 0], dtype=np.int64)
         bounds = np.array([np.inf, -np.inf, 0.0])
         self.problem, self.rule, self.buf = problem, rule, buf
@@ -73,15 +73,16 @@ def start(problem, stop, buf, rng, alpha0=None, shrinking=True, order="permutati
     """A DCD state on ``problem`` (a coordinate.Problem), from ``alpha0`` (clipped to the box)
     or from 0; see the module docstring for the options."""
     rule = Rule(stop.tol, stop.max_iter, shrinking, ORDERS.index(order), stopping == "dw")
-    return State(problem, rule, buf, int(rng.integers(2**31 - 1)), alpha0)
+    return State(problem, rule, trace.used(buf), int(rng.integers(2**31 - 1)), alpha0)
 
 
 @njit(cache=True)
 def _begin(p, s, buf, seed_value):
     seed(seed_value)
-    trace.start(buf)
-    if buf.every > 0:
-        _record(p, buf, 0, s.count[N_ACTIVE], 0.0, s.alpha, s.w, False)
+    if buf is not None:
+        trace.start(buf)
+        # np.bool_(False), not False: numba compiles a call with a literal argument apart
+        _record(p, buf, s.count[EPOCH], s.count[N_ACTIVE], 0.0, s.alpha, s.w, np.bool_(False))
 
 
 @njit(cache=True)
@@ -107,7 +108,7 @@ def _advance(p, rule, s, buf, budget):
             bounds[_M_OLD] = np.inf if M_new <= 0.0 else M_new
             bounds[_M_LOW] = -np.inf if m_new >= 0.0 else m_new
         epoch = count[EPOCH]
-        if trace.due(buf, epoch, finished):
+        if buf is not None and trace.due(buf, epoch, finished):
             _record(p, buf, epoch, new_active, bounds[_DW], s.alpha, s.w, finished)
         if finished:
             return done, True

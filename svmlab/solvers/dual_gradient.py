@@ -54,7 +54,8 @@ class State:
         self.form, self.stop, self.buf = form, stop, buf
         self.arrays = Arrays(alpha, w, m, np.empty(n), np.empty(n), np.empty(n), np.empty(n), U,
                              np.array([f, L, 0.0, 0.0, np.inf]), np.zeros(3, dtype=np.int64))
-        trace.start(buf)
+        if buf is not None:
+            trace.start(buf)
         _evaluate(form, stop, self.arrays, buf)
 
     def advance(self, budget):
@@ -74,7 +75,7 @@ def start_linear(problem, stop, buf, rng, alpha0=None):
     """Explicit features, no bias or a regularized one (no equality constraint)."""
     X, y, Ci, code, B = problem
     L = _positive(spectral_norm_sq(X, B) + _max_diag(Ci, code))
-    return State(Form(X, y, Ci, code, B, False, False), stop, L, buf, alpha0)
+    return State(Form(X, y, Ci, code, B, False, False), stop, L, trace.used(buf), alpha0)
 
 
 def start_kernel(problem, stop, buf, rng, alpha0=None):
@@ -82,7 +83,7 @@ def start_kernel(problem, stop, buf, rng, alpha0=None):
     X, kernel, y, Ci, code, free = problem
     Q = y[:, None] * kernel_matrix(kernel, X, X) * y[None, :]
     L = _positive(np.sqrt(spectral_norm_sq(Q, 0.0)) + _max_diag(Ci, code))
-    return State(Form(Q, y, Ci, code, 0.0, True, free), stop, L, buf, alpha0)
+    return State(Form(Q, y, Ci, code, 0.0, True, free), stop, L, trace.used(buf), alpha0)
 
 
 def _positive(L):
@@ -184,7 +185,7 @@ def _evaluate(p, stop, s, buf):
     done = kkt <= stop.tol or epoch >= stop.max_iter
     b = obj.free_bias(alpha, G, Ci, code, y) if p.free else 0.0
     s.reals[_B], s.reals[_KKT] = b, kkt
-    if trace.due(buf, epoch, done):
+    if buf is not None and trace.due(buf, epoch, done):
         t = trace.pause(buf)
         wnorm2 = dot(alpha, m)
         axpy(b, y, m)  # margins with the free bias, for P

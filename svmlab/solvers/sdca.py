@@ -91,13 +91,14 @@ class State:
         v = w.copy() if rule.theta > 0.0 else np.zeros(0)  # ASDCA keeps w(alpha) apart from w
         sums = np.zeros(n if rule.output == AVERAGE else 0)  # output="average": see _held
         w_sum = np.zeros(w.shape[0] if rule.theta > 0.0 and rule.output == AVERAGE else 0)
-        w_prev = np.zeros(w.shape[0] if buf.every > 0 else 0)
+        w_prev = np.zeros(w.shape[0] if buf is not None else 0)
         self.problem, self.rule, self.buf, self._result = problem, rule, buf, None
         self.arrays = Arrays(alpha, w, v, m, np.arange(n), np.empty(rule.batch), sums,
                              np.zeros(sums.shape[0], dtype=np.int64), w_sum, alpha.copy(), w.copy(), w_prev, QD, U,
                              Dg, np.array([np.nan, np.nan]), np.zeros(3, dtype=np.int64))
         seed(seed_value)
-        trace.start(buf)
+        if buf is not None:
+            trace.start(buf)
         _evaluate(problem, rule, self.arrays, buf)
 
     def advance(self, budget):
@@ -127,7 +128,7 @@ def start(problem, stop, buf, rng, alpha0=None, order="permutation", output="las
     seed_value = int(rng.integers(2**31 - 1))
     pick = int(rng.integers(T // 2, T)) if output_code == RANDOM_ITERATE else -1
     rule = Rule(stop.tol, stop.max_iter, order_code, output_code, batch, gamma, theta, T // 2, pick)
-    return State(problem, rule, (QD, U, Dg), buf, seed_value, alpha0)
+    return State(problem, rule, (QD, U, Dg), trace.used(buf), seed_value, alpha0)
 
 
 def asdca_theta(gamma, C_max, R2, batch):
@@ -160,7 +161,7 @@ def _evaluate(p, rule, s, buf):
     s.reals[_P], s.reals[_D] = primal, d
     done = epoch >= rule.max_iter or (rule.output == LAST and _met(primal, d, s.m, s.alpha, p.Ci, rule.gamma,
                                                                    rule.tol))
-    if trace.due(buf, epoch, done):
+    if buf is not None and trace.due(buf, epoch, done):
         _record(p, buf, epoch, s, done)
     s.count[_FINISHED] = done
     return done
