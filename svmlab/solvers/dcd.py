@@ -115,7 +115,7 @@ def _advance(p, rule, s, buf, budget):
     return budget, False
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _pass(p, s, active, M_old, m_old, shrinking, draw):
     """One outer pass of Algorithm 3.1 (4.1 with shrinking) over index[:active]: in order, or
     ``active`` coordinates drawn with replacement (``draw``). Variables that meet a shrinking
@@ -155,7 +155,7 @@ def _pass(p, s, active, M_old, m_old, shrinking, draw):
     return M_new, m_new, compact(index, active, shrunk), moved
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _record(p, buf, epoch, n_active, dw_norm, alpha, w, last):
     """P, D and the KKT violation max |PG_i| over all variables (one extra pass over X)."""
     X, y, Ci, code, B = p

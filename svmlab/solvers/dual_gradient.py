@@ -165,7 +165,7 @@ MAX_DOUBLINGS = 1100  # of the bisection's bracket: 2^1100 is beyond every float
 MAX_HALVINGS = 64  # of the step 1/L: past 2^-64 of the step from the power iteration, f does not fall
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _descent_step(p, s, f, L):
     """The projected step from alpha with step 1/L, L doubled until f does not rise; returns
     (f at the new point, the L used), or (f, inf) when MAX_HALVINGS doublings did not do (f

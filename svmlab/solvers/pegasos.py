@@ -190,7 +190,7 @@ def _average(out, a_sum, v, U, count):
         out[j] = (a_sum * v[j] - U[j]) / count
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _epoch(p, rule, state, t):
     """Steps t + 1, ... of eq. 7.2 (and the projection 7.3) over one epoch's batches; returns
     the last t. The row LOOKAHEAD draws ahead starts loading early; see the module docstring."""
@@ -267,7 +267,7 @@ def _scaled(out, a, v):
         out[j] = a * v[j]
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _record(p, buf, epoch, state, last):
     """P at w = a v; D, gap and KKT are NaN (no dual); n_active counts the margin violators."""
     X, y, Ci, B = p.X, p.y, p.Ci, p.B

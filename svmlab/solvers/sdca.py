@@ -201,7 +201,7 @@ def _step(X, y, B, alpha, w, QD, U, Dg, i):
     return clipped_step(alpha[i], G, QD[i], U[i]) - alpha[i]
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _epoch(p, rule, s, v, t):
     """One epoch of iterations t + 1, ...; returns the last t. A (mini-batch) SDCA iteration
     computes its steps at the same w and applies each scaled by 1/|A_t|; see _asdca_batch for ASDCA.
@@ -244,7 +244,7 @@ def _epoch(p, rule, s, v, t):
     return t
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _asdca_batch(p, rule, s, v, start, stop, t):
     """One iteration of ASDCA (eq. 6.9): dual targets -grad loss(u), then w moves towards v."""
     X, y, Ci, B = p.X, p.y, p.Ci, p.B
@@ -273,7 +273,7 @@ def _asdca_batch(p, rule, s, v, start, stop, t):
         w[j] = (1.0 - theta) * w[j] + theta * v[j]
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _values(p, alpha, w, v, m, epoch):
     """P at the primal point w and D at alpha (|w(alpha)|^2 from v, or from w when v is None);
     leaves the margins y_i w.x_i in m (no pass at epoch 0, where m is set already)."""
@@ -284,7 +284,7 @@ def _values(p, alpha, w, v, m, epoch):
     return obj.primal_value(dot(w, w), m, Ci, code), obj.dual_value(alpha, dot(wa, wa), Ci, code)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _record(p, buf, epoch, s, v, last):
     """P, D and the KKT violation of alpha (book problem); margins of w(alpha) for the gradient."""
     X, y, Ci, code, B = p
