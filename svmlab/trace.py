@@ -122,6 +122,13 @@ class Recorder:
                      snapshot_intercept=b.snap_b[:k].copy(), unit=unit)
 
 
+def used(buf):
+    """The buffers as a solver kernel takes them: ``buf`` when recording, None when not. A kernel
+    compiled for None has no recording code: numba drops a branch under ``buf is not None``
+    when it compiles for None, so a fit without a trace never compiles the trace's code."""
+    return buf if buf.every > 0 else None
+
+
 @njit(cache=True)
 def now():
     """Wall-clock seconds, readable inside a numba kernel."""
@@ -138,14 +145,14 @@ def start(buf):
         buf.clock[1] = 0.0
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def due(buf, epoch, done):
     """Whether this epoch is recorded: every ``every`` epochs (times the record stride, once the
     rows have been thinned), and the last one."""
     return buf.every > 0 and (done or epoch % (buf.every * buf.state[3]) == 0)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def pause(buf):
     """Stop the solver's clock for a record; returns the solver time so far."""
     t = now()
@@ -176,13 +183,11 @@ def append(buf, row, alpha, w, last):
         out[7] = row.time
         out[8] = row.intercept
         buf.state[0] = k + 1
-        # np.int64: a solver's first record passes the constant 0, which numba would otherwise
-        # carry as a literal type into a second compilation of _snapshot and _store
-        _snapshot(buf, k, np.int64(row.epoch), alpha, w, row.intercept, last)
+        _snapshot(buf, k, row.epoch, alpha, w, row.intercept, last)
     buf.clock[1] += now() - buf.clock[2]
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _thin(buf):
     """Keep rows 0, 2, 4, ... and double the record stride."""
     kept = 0
@@ -194,7 +199,7 @@ def _thin(buf):
     buf.state[3] *= 2
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _snapshot(buf, k, epoch, alpha, w, b, last):
     """Keep records 0, s, 2s, ... with s doubling whenever the buffer fills; always the last."""
     cap = buf.snap_epoch.shape[0]
@@ -215,7 +220,7 @@ def _snapshot(buf, k, epoch, alpha, w, b, last):
     buf.state[1] = s + 1
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _store(buf, s, epoch, alpha, w, b):
     # element loops: numba compiles slice assignment between arrays far more slowly
     buf.snap_epoch[s] = epoch

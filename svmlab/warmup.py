@@ -3,13 +3,14 @@
     python -m svmlab.warmup            # the README's set-up command ends with this
     python -m svmlab.warmup --jobs 1   # one worker process
 
-Each job fits one solver on small data in a worker process: dense and, for the linear
-solvers, CSR data; for SMO and kernel DCD also with a cache too small for float64 columns
-(stored in float32); with a trace; then it predicts and evaluates the objective. That compiles
-the kernels into the cache of :mod:`svmlab._numba_cache`, the folder keyed on the sources that
-every later ``import svmlab`` with the same ``NUMBA_CACHE_DIR`` reads. The jobs run on all
-cores; the bar names each job as it finishes. Folders of older sources next to the current
-one are deleted (they can never be used again). Run it again after editing
+Each job fits one solver on small data in a worker process: dense and, for the linear solvers,
+CSR data; for SMO and kernel DCD also with a cache too small for float64 columns (stored in
+float32); with a trace and, for the classifiers, without (a linear solver compiled for a fit
+without a trace has no recording code: a kernel of its own); then it predicts and evaluates the
+objective. That compiles the kernels into the cache of :mod:`svmlab._numba_cache`, the folder
+keyed on the sources that every later ``import svmlab`` with the same ``NUMBA_CACHE_DIR`` reads.
+The jobs run on all cores; the bar names each job as it finishes. Folders of older sources next
+to the current one are deleted (they can never be used again). Run it again after editing
 svmlab: only a changed source makes it compile anything.
 """
 
@@ -41,8 +42,8 @@ JOBS = [(estimator, solver, layout) for estimator, table in TABLES.items() for s
 
 
 def fit_one(estimator, solver, layout):
-    """Fit, predict and evaluate one solver on 60 x 3 data (classifiers: 3 classes, then 2, so
-    one-vs-rest or one-vs-one and a binary fit; regressors: a noisy linear target); returns the
+    """Fit, predict and evaluate one solver on 60 x 3 data (classifiers: 3 classes with a trace,
+    then 2 without, so one-vs-rest or one-vs-one and a binary fit; regressors: a noisy linear target); returns the
     seconds it took. Compiles whatever is not in the cache yet."""
     import numpy as np
     import scipy.sparse as sp
@@ -66,7 +67,7 @@ def fit_one(estimator, solver, layout):
             model.fit(X, z).score(X, z)
             return time.perf_counter() - start
         model.fit(X, y).score(X, y)
-        model.fit(X, (y > 0).astype(int)).decision_function(X)
+        model.set_params(trace=False).fit(X, (y > 0).astype(int)).decision_function(X)
         if estimator == "LinearSVM":
             problem = svmlab.SVMProblem(X, np.where(y > 0, 1.0, -1.0), 1.0, "hinge", "regularized", 1.0)
             alpha = np.full(len(y), 0.5)

@@ -39,11 +39,11 @@ Rule = namedtuple("Rule", "tol max_iter shrinking order dw_rule")
 Rule.__doc__ = """DCD's stopping rule and options: tol, max_iter, shrinking, the order code and
 whether the rule is "dw"."""
 
-Arrays = namedtuple("Arrays", "alpha w w_old QD U Dg index shrunk count bounds")
-Arrays.__doc__ = """The state a slice advances: alpha, w, w at the start of the epoch (for the dw
-rule and the trace; empty otherwise), the diagonals Q-bar_ii, U_i, D_ii, the active set
-index[:active] and the marks of the pass, count = [epoch, active, n_active, converged]
-(coordinate.EPOCH, ...), and bounds = [M_old, m_old, |w_k - w_(k-1)|]."""
+Arrays = namedtuple("Arrays", "alpha w QD U Dg index shrunk count bounds")
+Arrays.__doc__ = """The state a slice advances (w at the start of the epoch apart, see State):
+alpha, w, the diagonals Q-bar_ii, U_i, D_ii, the active set index[:active] and the marks of the
+pass, count = [epoch, active, n_active, converged] (coordinate.EPOCH, ...), and
+bounds = [M_old, m_old, |w_k - w_(k-1)|]."""
 _M_OLD, _M_LOW, _DW = 0, 1, 2
 
 
@@ -55,15 +55,16 @@ class State(ShrinkingState):
         n = len(y)
         QD, U, Dg = diagonals(X, Ci, code, B, 0.0)
         alpha, w = starting_point(problem, alpha0)
-        w_old = np.zeros(w.shape[0] if rule.dw_rule or buf.every > 0 else 0)
         count = np.array([0, n, n, 0], dtype=np.int64)
         bounds = np.array([np.inf, -np.inf, 0.0])
         self.problem, self.rule, self.buf = problem, rule, buf
-        self.arrays = Arrays(alpha, w, w_old, QD, U, Dg, np.arange(n), np.zeros(n, dtype=np.bool_), count, bounds)
+        # w at the start of the epoch, for the dw rule and the trace; None (and no code) without them
+        self.w_old = np.zeros(w.shape[0]) if rule.dw_rule or buf is not None else None
+        self.arrays = Arrays(alpha, w, QD, U, Dg, np.arange(n), np.zeros(n, dtype=np.bool_), count, bounds)
         _begin(problem, self.arrays, buf, seed_value)
 
     def advance(self, budget):
-        return _advance(self.problem, self.rule, self.arrays, self.buf, budget)
+        return _advance(self.problem, self.rule, self.arrays, self.w_old, self.buf, budget)
 
     def result(self):
         return self._result(self.arrays.alpha)
@@ -73,19 +74,20 @@ def start(problem, stop, buf, rng, alpha0=None, shrinking=True, order="permutati
     """A DCD state on ``problem`` (a coordinate.Problem), from ``alpha0`` (clipped to the box)
     or from 0; see the module docstring for the options."""
     rule = Rule(stop.tol, stop.max_iter, shrinking, ORDERS.index(order), stopping == "dw")
-    return State(problem, rule, buf, int(rng.integers(2**31 - 1)), alpha0)
+    return State(problem, rule, trace.used(buf), int(rng.integers(2**31 - 1)), alpha0)
 
 
 @njit(cache=True)
 def _begin(p, s, buf, seed_value):
     seed(seed_value)
-    trace.start(buf)
-    if buf.every > 0:
-        _record(p, buf, 0, s.count[N_ACTIVE], 0.0, s.alpha, s.w, False)
+    if buf is not None:
+        trace.start(buf)
+        # np.bool_(False), not False: numba compiles a call with a literal argument apart
+        _record(p, buf, s.count[EPOCH], s.count[N_ACTIVE], 0.0, s.alpha, s.w, np.bool_(False))
 
 
 @njit(cache=True)
-def _advance(p, rule, s, buf, budget):
+def _advance(p, rule, s, w_old, buf, budget):
     """At most ``budget`` epochs of Algorithm 3.1 / 4.1 from the state ``s``; returns (epochs
     run, finished)."""
     count, bounds = s.count, s.bounds
@@ -93,12 +95,12 @@ def _advance(p, rule, s, buf, budget):
         active = count[ACTIVE]
         if rule.order != CYCLIC and rule.order != RANDOM:
             shuffle(s.index, active)
-        if s.w_old.shape[0] > 0:
-            assign(s.w_old, s.w)
+        if w_old is not None:
+            assign(w_old, s.w)
         M_new, m_new, new_active, moved = _pass(p, s, active, bounds[_M_OLD], bounds[_M_LOW], rule.shrinking,
                                                 rule.order == RANDOM)
-        if s.w_old.shape[0] > 0:
-            bounds[_DW] = distance(s.w, s.w_old)
+        if w_old is not None:
+            bounds[_DW] = distance(s.w, w_old)
         met = bounds[_DW] < rule.tol if rule.dw_rule else M_new - m_new <= rule.tol
         unshrunk, finished = end_pass(count, s.index, new_active, met, rule.max_iter, not moved)
         if unshrunk:  # every variable back: the bounds reset
@@ -107,14 +109,14 @@ def _advance(p, rule, s, buf, budget):
             bounds[_M_OLD] = np.inf if M_new <= 0.0 else M_new
             bounds[_M_LOW] = -np.inf if m_new >= 0.0 else m_new
         epoch = count[EPOCH]
-        if trace.due(buf, epoch, finished):
+        if buf is not None and trace.due(buf, epoch, finished):
             _record(p, buf, epoch, new_active, bounds[_DW], s.alpha, s.w, finished)
         if finished:
             return done, True
     return budget, False
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _pass(p, s, active, M_old, m_old, shrinking, draw):
     """One outer pass of Algorithm 3.1 (4.1 with shrinking) over index[:active]: in order, or
     ``active`` coordinates drawn with replacement (``draw``). Variables that meet a shrinking
@@ -154,7 +156,7 @@ def _pass(p, s, active, M_old, m_old, shrinking, draw):
     return M_new, m_new, compact(index, active, shrunk), moved
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _record(p, buf, epoch, n_active, dw_norm, alpha, w, last):
     """P, D and the KKT violation max |PG_i| over all variables (one extra pass over X)."""
     X, y, Ci, code, B = p

@@ -25,9 +25,10 @@ from ..rows import assign, axpy, dot, matvec, multiply, rmatvec, spectral_norm_s
 from . import SolverResult
 from .coordinate import box, primal_size
 
-Form = namedtuple("Form", "A y Ci code B kernel_form free")
+Form = namedtuple("Form", "A y Ci code B kernel_form hyperplane")
 Form.__doc__ = """The dual as this solver sees it: A is X (explicit features, bias feature B) or
-Q (``kernel_form``); ``free`` adds the hyperplane y'alpha = 0 of a free bias."""
+Q (``kernel_form``); ``hyperplane`` is y for a free bias, whose hyperplane y'alpha = 0 the
+feasible set adds, else None (the kernels are then compiled without the free bias' code)."""
 
 Arrays = namedtuple("Arrays", "alpha w m G new step m_new U reals count")
 Arrays.__doc__ = """The state: alpha, w (explicit features; the bias for a kernel), m = Q alpha,
@@ -48,13 +49,14 @@ class State:
         w = np.zeros(1 if form.kernel_form else primal_size(form.A))
         alpha, m, f = np.zeros(n), np.zeros(n), 0.0
         if alpha0 is not None:  # the old alpha projected onto the new feasible set
-            _project(np.asarray(alpha0, dtype=float), form.y, U, form.free, alpha)
+            _project(np.asarray(alpha0, dtype=float), form.hyperplane, U, alpha)
             _margins(form.A, form.y, alpha, form.B, form.kernel_form, w, m)
             f = _f(alpha, m, form.Ci, form.code)
         self.form, self.stop, self.buf = form, stop, buf
         self.arrays = Arrays(alpha, w, m, np.empty(n), np.empty(n), np.empty(n), np.empty(n), U,
                              np.array([f, L, 0.0, 0.0, np.inf]), np.zeros(3, dtype=np.int64))
-        trace.start(buf)
+        if buf is not None:
+            trace.start(buf)
         _evaluate(form, stop, self.arrays, buf)
 
     def advance(self, budget):
@@ -74,7 +76,7 @@ def start_linear(problem, stop, buf, rng, alpha0=None):
     """Explicit features, no bias or a regularized one (no equality constraint)."""
     X, y, Ci, code, B = problem
     L = _positive(spectral_norm_sq(X, B) + _max_diag(Ci, code))
-    return State(Form(X, y, Ci, code, B, False, False), stop, L, buf, alpha0)
+    return State(Form(X, y, Ci, code, B, False, None), stop, L, trace.used(buf), alpha0)
 
 
 def start_kernel(problem, stop, buf, rng, alpha0=None):
@@ -82,7 +84,7 @@ def start_kernel(problem, stop, buf, rng, alpha0=None):
     X, kernel, y, Ci, code, free = problem
     Q = y[:, None] * kernel_matrix(kernel, X, X) * y[None, :]
     L = _positive(np.sqrt(spectral_norm_sq(Q, 0.0)) + _max_diag(Ci, code))
-    return State(Form(Q, y, Ci, code, 0.0, True, free), stop, L, buf, alpha0)
+    return State(Form(Q, y, Ci, code, 0.0, True, y if free else None), stop, L, trace.used(buf), alpha0)
 
 
 def _positive(L):
@@ -116,9 +118,10 @@ def _f(alpha, m, Ci, code):
 
 
 @njit(cache=True)
-def _project(v, y, U, free, out):
-    """Euclidean projection of v onto the box [0, U] (and the hyperplane y'alpha = 0 if free)."""
-    if not free:
+def _project(v, y, U, out):
+    """Euclidean projection of v onto the box [0, U] (and the hyperplane y'alpha = 0 unless y
+    is None)."""
+    if y is None:
         for i in range(v.shape[0]):
             out[i] = min(max(v[i], 0.0), U[i])
         return out
@@ -144,6 +147,12 @@ def _project(v, y, U, free, out):
 
 
 @njit(cache=True)
+def _free_bias(alpha, G, Ci, code, y):
+    """The free bias (objective.free_bias); 0 when y is None (no free bias)."""
+    return 0.0 if y is None else obj.free_bias(alpha, G, Ci, code, y)
+
+
+@njit(cache=True)
 def _y_dot_clip(v, y, U, mu, out):
     s = 0.0
     for i in range(v.shape[0]):
@@ -156,7 +165,7 @@ MAX_DOUBLINGS = 1100  # of the bisection's bracket: 2^1100 is beyond every float
 MAX_HALVINGS = 64  # of the step 1/L: past 2^-64 of the step from the power iteration, f does not fall
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _descent_step(p, s, f, L):
     """The projected step from alpha with step 1/L, L doubled until f does not rise; returns
     (f at the new point, the L used), or (f, inf) when MAX_HALVINGS doublings did not do (f
@@ -164,7 +173,7 @@ def _descent_step(p, s, f, L):
     for _ in range(MAX_HALVINGS):
         assign(s.step, s.alpha)
         axpy(-1.0 / L, s.G, s.step)
-        _project(s.step, p.y, s.U, p.free, s.new)
+        _project(s.step, p.hyperplane, s.U, s.new)
         _margins(p.A, p.y, s.new, p.B, p.kernel_form, s.w, s.m_new)
         f_new = _f(s.new, s.m_new, p.Ci, p.code)
         if f_new <= f + 1e-12 * abs(f):
@@ -180,11 +189,11 @@ def _evaluate(p, stop, s, buf):
     alpha, m, G, y, Ci, code = s.alpha, s.m, s.G, p.y, p.Ci, p.code
     epoch = s.count[_EPOCH]
     obj.gradient(alpha, m, Ci, code, G)
-    kkt = obj.kkt_violation(alpha, G, Ci, code, y, p.free)
+    kkt = obj.kkt_violation(alpha, G, Ci, code, y, p.hyperplane is not None)
     done = kkt <= stop.tol or epoch >= stop.max_iter
-    b = obj.free_bias(alpha, G, Ci, code, y) if p.free else 0.0
+    b = _free_bias(alpha, G, Ci, code, p.hyperplane)
     s.reals[_B], s.reals[_KKT] = b, kkt
-    if trace.due(buf, epoch, done):
+    if buf is not None and trace.due(buf, epoch, done):
         t = trace.pause(buf)
         wnorm2 = dot(alpha, m)
         axpy(b, y, m)  # margins with the free bias, for P

@@ -82,10 +82,11 @@ class State:
         self.problem, self.rule, self.buf, self._result = problem, rule, buf, None
         self.arrays = Arrays(v, u, np.zeros(v.shape[0] if average else 0), np.zeros(n if average else 0),
                              np.array([1.0, 0.0, 0.0]), sq, np.arange(n), np.empty(rule.batch), np.empty(rule.batch),
-                             np.zeros(v.shape[0]), np.zeros(n), np.zeros(v.shape[0] if buf.every > 0 else 0),
+                             np.zeros(v.shape[0]), np.zeros(n), np.zeros(v.shape[0] if buf is not None else 0),
                              np.zeros(3, dtype=np.int64))
         seed(seed_value)
-        trace.start(buf)
+        if buf is not None:
+            trace.start(buf)
         _evaluate(problem, rule, self.arrays, buf)
 
     def advance(self, budget):
@@ -128,7 +129,7 @@ def start(problem, stop, buf, rng, alpha0=None, batch_size=1, output="last", pro
     seed_value = int(rng.integers(2**31 - 1))
     pick = int(rng.integers(T // 2, T)) if output_code == RANDOM_ITERATE else -1
     rule = Rule(stop.max_iter, batch, output_code, radius, T // 2, pick, 0 if alpha0 is None else steps)
-    return State(problem, rule, buf, seed_value, alpha0)
+    return State(problem, rule, trace.used(buf), seed_value, alpha0)
 
 
 def _warn_if_worse_than_zero(X, y, Ci, B, w):
@@ -161,7 +162,7 @@ def _evaluate(p, rule, s, buf):
     """The stopping test and the trace at the current epoch; returns whether the run is over."""
     epoch = s.count[_EPOCH]
     done = epoch >= rule.max_iter
-    if trace.due(buf, epoch, done):
+    if buf is not None and trace.due(buf, epoch, done):
         _record(p, buf, epoch, s, done)
     s.count[_FINISHED] = done
     return done
@@ -189,7 +190,7 @@ def _average(out, a_sum, v, U, count):
         out[j] = (a_sum * v[j] - U[j]) / count
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _epoch(p, rule, state, t):
     """Steps t + 1, ... of eq. 7.2 (and the projection 7.3) over one epoch's batches; returns
     the last t. The row LOOKAHEAD draws ahead starts loading early; see the module docstring."""
@@ -266,7 +267,7 @@ def _scaled(out, a, v):
         out[j] = a * v[j]
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _record(p, buf, epoch, state, last):
     """P at w = a v; D, gap and KKT are NaN (no dual); n_active counts the margin violators."""
     X, y, Ci, B = p.X, p.y, p.Ci, p.B

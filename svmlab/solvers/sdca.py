@@ -66,9 +66,9 @@ Rule.__doc__ = """SDCA's stopping rule and options: tol, max_iter, the order and
 batch size, the smoothing gamma, ASDCA's theta (0: plain SDCA), the first state T0 of the
 output window and the iteration ``pick`` kept for output="random" (-1: none)."""
 
-Arrays = namedtuple("Arrays", "alpha w v m index step sums since w_sum kept_alpha kept_w w_prev QD U Dg reals count")
-Arrays.__doc__ = """The state: alpha, w, ASDCA's v = w(alpha) (empty for SDCA), the margins m, the
-epoch's order index, the batch's steps, the running sums of output="average" (sums, since,
+Arrays = namedtuple("Arrays", "alpha w m index step sums since w_sum kept_alpha kept_w w_prev QD U Dg reals count")
+Arrays.__doc__ = """The state (ASDCA's v = w(alpha) apart, see State): alpha, w, the margins m,
+the epoch's order index, the batch's steps, the running sums of output="average" (sums, since,
 w_sum), the kept state of output="random", w at the last record, the diagonals Q-bar_ii, U_i,
 D_ii, reals = [P, D] and count = [epoch, iteration t, finished]."""
 _P, _D = 0, 1
@@ -88,20 +88,22 @@ class State:
         m = np.zeros(n)
         if alpha0 is not None:  # the margins at epoch 0 (zero for a cold start)
             margins(X, y, w, B, m)
-        v = w.copy() if rule.theta > 0.0 else np.zeros(0)  # ASDCA keeps w(alpha) apart from w
         sums = np.zeros(n if rule.output == AVERAGE else 0)  # output="average": see _held
         w_sum = np.zeros(w.shape[0] if rule.theta > 0.0 and rule.output == AVERAGE else 0)
-        w_prev = np.zeros(w.shape[0] if buf.every > 0 else 0)
+        w_prev = np.zeros(w.shape[0] if buf is not None else 0)
         self.problem, self.rule, self.buf, self._result = problem, rule, buf, None
-        self.arrays = Arrays(alpha, w, v, m, np.arange(n), np.empty(rule.batch), sums,
+        # ASDCA keeps v = w(alpha) apart from w; SDCA has None, and its kernels no ASDCA code
+        self.v = w.copy() if rule.theta > 0.0 else None
+        self.arrays = Arrays(alpha, w, m, np.arange(n), np.empty(rule.batch), sums,
                              np.zeros(sums.shape[0], dtype=np.int64), w_sum, alpha.copy(), w.copy(), w_prev, QD, U,
                              Dg, np.array([np.nan, np.nan]), np.zeros(3, dtype=np.int64))
         seed(seed_value)
-        trace.start(buf)
-        _evaluate(problem, rule, self.arrays, buf)
+        if buf is not None:
+            trace.start(buf)
+        _evaluate(problem, rule, self.arrays, self.v, buf)
 
     def advance(self, budget):
-        return _advance(self.problem, self.rule, self.arrays, self.buf, budget)
+        return _advance(self.problem, self.rule, self.arrays, self.v, self.buf, budget)
 
     def status(self):
         a = self.arrays
@@ -127,7 +129,7 @@ def start(problem, stop, buf, rng, alpha0=None, order="permutation", output="las
     seed_value = int(rng.integers(2**31 - 1))
     pick = int(rng.integers(T // 2, T)) if output_code == RANDOM_ITERATE else -1
     rule = Rule(stop.tol, stop.max_iter, order_code, output_code, batch, gamma, theta, T // 2, pick)
-    return State(problem, rule, (QD, U, Dg), buf, seed_value, alpha0)
+    return State(problem, rule, (QD, U, Dg), trace.used(buf), seed_value, alpha0)
 
 
 def asdca_theta(gamma, C_max, R2, batch):
@@ -150,32 +152,32 @@ def epoch_orders(seed, order, n, epochs):
 
 
 @njit(cache=True)
-def _evaluate(p, rule, s, buf):
+def _evaluate(p, rule, s, v, buf):
     """P and D (output="last"), the stopping test and the trace at the current epoch; returns
     whether the run is over."""
     epoch = s.count[_EPOCH]
     primal, d = np.nan, np.nan
     if rule.output == LAST:
-        primal, d = _values(p, s.alpha, s.w, s.v, s.m, epoch)
+        primal, d = _values(p, s.alpha, s.w, v, s.m, epoch)
     s.reals[_P], s.reals[_D] = primal, d
     done = epoch >= rule.max_iter or (rule.output == LAST and _met(primal, d, s.m, s.alpha, p.Ci, rule.gamma,
                                                                    rule.tol))
-    if trace.due(buf, epoch, done):
-        _record(p, buf, epoch, s, done)
+    if buf is not None and trace.due(buf, epoch, done):
+        _record(p, buf, epoch, s, v, done)
     s.count[_FINISHED] = done
     return done
 
 
 @njit(cache=True)
-def _advance(p, rule, s, buf, budget):
+def _advance(p, rule, s, v, buf, budget):
     """At most ``budget`` epochs; returns (epochs run, finished)."""
     if s.count[_FINISHED]:
         return 0, True
     for done in range(1, budget + 1):
         s.count[_EPOCH] += 1
         epoch_order(rule.order, s.index)
-        s.count[_T] = _epoch(p, rule, s, s.count[_T])
-        if _evaluate(p, rule, s, buf):
+        s.count[_T] = _epoch(p, rule, s, v, s.count[_T])
+        if _evaluate(p, rule, s, v, buf):
             return done, True
     return budget, False
 
@@ -199,13 +201,13 @@ def _step(X, y, B, alpha, w, QD, U, Dg, i):
     return clipped_step(alpha[i], G, QD[i], U[i]) - alpha[i]
 
 
-@njit(cache=True)
-def _epoch(p, rule, s, t):
+@njit(cache=True, inline="always")
+def _epoch(p, rule, s, v, t):
     """One epoch of iterations t + 1, ...; returns the last t. A (mini-batch) SDCA iteration
     computes its steps at the same w and applies each scaled by 1/|A_t|; see _asdca_batch for ASDCA.
     The row LOOKAHEAD positions ahead starts loading early; see the module docstring."""
     X, y, B = p.X, p.y, p.B
-    batch, theta, T0, pick = rule.batch, rule.theta, rule.T0, rule.pick
+    batch, T0, pick = rule.batch, rule.T0, rule.pick
     alpha, w, QD, U, Dg, index, step = s.alpha, s.w, s.QD, s.U, s.Dg, s.index, s.step
     sums, since, w_sum = s.sums, s.since, s.w_sum
     n = index.shape[0]
@@ -213,12 +215,12 @@ def _epoch(p, rule, s, t):
         if t == pick:  # output="random": keep state t
             assign(s.kept_alpha, alpha)
             assign(s.kept_w, w)
-        if w_sum.shape[0] > 0 and t >= T0:  # state t enters the sum of ASDCA's w
+        if v is not None and w_sum.shape[0] > 0 and t >= T0:  # state t enters the sum of ASDCA's w
             axpy(1.0, w, w_sum)
         t += 1
         stop = min(start + batch, n)
-        if theta > 0.0:
-            _asdca_batch(p, rule, s, start, stop, t)
+        if v is not None:
+            _asdca_batch(p, rule, s, v, start, stop, t)
             continue
         size = stop - start  # |A_t|
         for j in range(size):
@@ -242,12 +244,12 @@ def _epoch(p, rule, s, t):
     return t
 
 
-@njit(cache=True)
-def _asdca_batch(p, rule, s, start, stop, t):
+@njit(cache=True, inline="always")
+def _asdca_batch(p, rule, s, v, start, stop, t):
     """One iteration of ASDCA (eq. 6.9): dual targets -grad loss(u), then w moves towards v."""
     X, y, Ci, B = p.X, p.y, p.Ci, p.B
     gamma, theta, T0 = rule.gamma, rule.theta, rule.T0
-    alpha, w, v, index, target, sums, since = s.alpha, s.w, s.v, s.index, s.step, s.sums, s.since
+    alpha, w, index, target, sums, since = s.alpha, s.w, s.index, s.step, s.sums, s.since
     size = stop - start  # |A_t|
     for j in range(size):
         if start + j + LOOKAHEAD < index.shape[0]:
@@ -271,29 +273,29 @@ def _asdca_batch(p, rule, s, start, stop, t):
         w[j] = (1.0 - theta) * w[j] + theta * v[j]
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _values(p, alpha, w, v, m, epoch):
-    """P at the primal point w and D at alpha (|w(alpha)|^2 from v, or from w when v is unused);
+    """P at the primal point w and D at alpha (|w(alpha)|^2 from v, or from w when v is None);
     leaves the margins y_i w.x_i in m (no pass at epoch 0, where m is set already)."""
     X, y, Ci, code, B = p
     if epoch > 0:
         margins(X, y, w, B, m)
-    wa = v if v.shape[0] > 0 else w
+    wa = w if v is None else v
     return obj.primal_value(dot(w, w), m, Ci, code), obj.dual_value(alpha, dot(wa, wa), Ci, code)
 
 
-@njit(cache=True)
-def _record(p, buf, epoch, s, last):
+@njit(cache=True, inline="always")
+def _record(p, buf, epoch, s, v, last):
     """P, D and the KKT violation of alpha (book problem); margins of w(alpha) for the gradient."""
     X, y, Ci, code, B = p
-    alpha, w, v, m, w_prev = s.alpha, s.w, s.v, s.m, s.w_prev
+    alpha, w, m, w_prev = s.alpha, s.w, s.m, s.w_prev
     t = trace.pause(buf)
     primal, d = _values(p, alpha, w, v, m, epoch)
     G = np.empty(alpha.shape[0])
-    if v.shape[0] > 0:
-        margins(X, y, v, B, G)
-    else:
+    if v is None:
         assign(G, m)
+    else:
+        margins(X, y, v, B, G)
     obj.gradient(alpha, G, Ci, code, G)
     kkt = obj.kkt_violation(alpha, G, Ci, code, y, False)
     dw_norm = distance(w, w_prev)

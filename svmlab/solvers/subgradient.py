@@ -48,7 +48,8 @@ class State:
         self.problem, self.rule, self.buf = problem, rule, buf
         self.arrays = Arrays(w, alpha, np.empty(n), np.empty(n), np.empty(n), np.empty(w.shape[0]), w.copy(),
                              alpha.copy(), np.array([np.inf, 0.0, 0.0, 0.0]), np.zeros(2, dtype=np.int64))
-        trace.start(buf)
+        if buf is not None:
+            trace.start(buf)
         _evaluate(problem, rule, self.arrays, buf)
 
     def advance(self, budget):
@@ -71,7 +72,8 @@ def start(problem, stop, buf, rng, alpha0=None):
     w(alpha0) and, for the hinge, counts it as one step of the running average."""
     X, y, Ci, code, B = problem
     L = 1.0 + 2.0 * Ci.max() * spectral_norm_sq(X, B) if code == obj.SQUARED_HINGE else 0.0
-    return State(problem, Rule(stop.tol, stop.max_iter, L, 0 if alpha0 is None else 1), buf, alpha0)
+    return State(problem, Rule(stop.tol, stop.max_iter, L, 0 if alpha0 is None else 1), trace.used(buf),
+                 alpha0)
 
 
 @njit(cache=True)
@@ -106,7 +108,7 @@ def _evaluate(p, rule, s, buf):
         assign(s.best_alpha, alpha)
     s.reals[_P], s.reals[_D] = primal, d
     done = _certified(primal, d, rule.tol) or epoch >= rule.max_iter
-    if trace.due(buf, epoch, done):
+    if buf is not None and trace.due(buf, epoch, done):
         t = trace.pause(buf)
         if code == obj.SQUARED_HINGE:  # gradient at alpha needs the margins of w(alpha) = v
             margins(X, y, v, B, G)
