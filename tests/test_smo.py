@@ -334,7 +334,7 @@ def test_start_from_clips_rebalances_and_builds_the_gradient():
     alpha0[y < 0] *= (alpha0 @ (y > 0)) / (alpha0 @ (y < 0))  # y'alpha0 = 0 before the clipping
     Q = qmatrix.classification(kernel_cache.new_cache(n, 10.0), kr, y)
     Ci = np.full(n, 1.0)
-    prob = dual_state.Problem(Q, -np.ones(n), Ci, 0, True, np.zeros(0), 0.0)
+    prob = dual_state.Problem(Q, -np.ones(n), Ci, 0, True, None, 0.0)
     st = dual_state.new_state(Q, prob.p, Ci, 0)
     dual_state.start_from(st, prob, alpha0, np.zeros(X.shape[1]))
     alpha = st.alpha

@@ -31,7 +31,8 @@ Scratch = namedtuple("Scratch", "work col grad margins prev_margins prev_alpha e
 Problem = namedtuple("Problem", "Q p Ci code free z epsilon")
 Problem.__doc__ = """min 1/2 alpha' (Q + D) alpha + p' alpha over 0 <= alpha <= U(Ci, code), and y' alpha = 0
 when ``free`` (y = Q.s; LIBSVM's Solver); z and epsilon are the regression's targets and tube
-(z empty for classification), for its trace rows."""
+for its trace rows (z None for classification, so that a classifier compiles no regression row:
+:func:`record_row`)."""
 
 UP, LOW = 1, 2  # the bits of State.status: i in I_up, i in I_low (eq. 5.9)
 
@@ -139,9 +140,11 @@ def rebalance(st, y):
             set_alpha(st, y, i, st.alpha[i] * ratio)
 
 
-def new_scratch(kr, n, n_records):
+def new_scratch(kr, n, buf):
     """Work vectors: :func:`svmlab.kernel_rows.work_vector`, n-vectors for records, the index 0..n-1, and
-    the factor by which records have been thinned (see :func:`row_due`), the SMOInfo.record_stats."""
+    the factor by which records have been thinned (see :func:`row_due`), the SMOInfo.record_stats
+    (none without a trace, ``buf`` None)."""
+    n_records = 0 if buf is None else buf.rows.shape[0]
     return Scratch(work_vector(kr), np.empty(n), np.empty(n), np.zeros(n), np.zeros(n), np.zeros(n), np.arange(n),
                    np.ones(1, dtype=np.int64), np.zeros((n_records, 4), dtype=np.int64))
 
@@ -187,8 +190,16 @@ def row_due(buf, t, done, sc):
 
 @njit(cache=True)
 def record_row(buf, t, done, st, prob, n_active, sc):
-    """The trace row of step t: of epsilon-SVR when ``prob`` has targets z, else of classification."""
-    if prob.z.shape[0] > 0:
+    """The trace row of step t: of epsilon-SVR when ``prob`` has targets z, else of classification.
+    A solver calls it (and :func:`row_due`) under ``buf is not None``: without a trace (``buf``
+    None, :func:`svmlab.trace.used`) numba then compiles no recording code."""
+    _record(buf, t, done, st, prob, prob.z, n_active, sc)
+
+
+@njit(cache=True)
+def _record(buf, t, done, st, prob, z, n_active, sc):
+    # z an argument of a function of its own (not inlined): numba drops the branch that z None rules out
+    if z is not None:
         _regression_row(buf, t, done, st, prob, n_active, sc)
     else:
         _classification_row(buf, t, done, st, prob, n_active, sc)

@@ -56,8 +56,9 @@ def start(problem, stop, buf, rng, alpha0=None, shrinking=True, cache_size=200, 
     kr = prepare(X, kernel, n_jobs)
     rule = Rule(stop.tol, stop.max_iter, shrinking, int(rng.integers(2 ** 31)))
     hold, cache = held_cache(n, cache_size)
-    prob = Problem(qmatrix.classification(cache, kr, y), np.full(n, -1.0), Ci, code, False, np.zeros(0), 0.0)
-    return State(prob, rule, buf, new_scratch(kr, n, buf.rows.shape[0]), hold, alpha0)
+    prob = Problem(qmatrix.classification(cache, kr, y), np.full(n, -1.0), Ci, code, False, None, 0.0)
+    buf = trace.used(buf)
+    return State(prob, rule, buf, new_scratch(kr, n, buf), hold, alpha0)
 
 
 class State(DualRun):
@@ -106,10 +107,11 @@ def _begin(prob, rule, buf, sc, alpha0):
     np.random.seed(rule.seed)
     n = prob.Q.s.shape[0]
     st = new_state(prob.Q, prob.p, prob.Ci, prob.code)
-    trace.start(buf)
+    if buf is not None:
+        trace.start(buf)
     if alpha0.shape[0] > 0:
         start_from(st, prob, alpha0, sc.work)
-    if row_due(buf, 0, False, sc):
+    if buf is not None and row_due(buf, 0, False, sc):
         record_row(buf, 0, False, st, prob, n, sc)
     return st, np.array([n, 0, 0], dtype=np.int64), np.array([np.inf, -np.inf])
 
@@ -155,7 +157,7 @@ def _advance(prob, rule, st, loop, bounds, buf, sc, budget):
             M_old = M_new if M_new > 0.0 else np.inf
             m_old = m_new if m_new < 0.0 else -np.inf
         done = converged or epoch >= rule.max_iter
-        if row_due(buf, epoch, done, sc):
+        if buf is not None and row_due(buf, epoch, done, sc):
             record_row(buf, epoch, done, st, prob, active_size, sc)
     loop[ACTIVE], loop[EPOCH], loop[CONVERGED] = active_size, epoch, converged
     bounds[M_OLD], bounds[M_LOW] = M_old, m_old

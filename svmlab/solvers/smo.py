@@ -21,7 +21,9 @@ Lin 2005):
    kernel column) LIBSVM's tau = 1e-12 replaces it, and the step runs to the box's edge;
 3. the gradient G = Q-bar alpha - e is kept up to date with the two columns Q_:i, Q_:j,
    asked of a :mod:`Q-matrix <svmlab.solvers.qmatrix>` (an LRU kernel cache of ``cache_size`` MB
-   behind it); the state and its recording are :mod:`svmlab.solvers.dual_state`'s;
+   behind it); the same pass finds the next i (m(alpha) at the new alpha), so an update reads
+   the active set twice, not three times; the state and its recording are
+   :mod:`svmlab.solvers.dual_state`'s;
 4. stop when the maximal violation m(alpha) - M(alpha) = max_{I_up} s - min_{I_low} s is
    below ``tol`` (LIBSVM's rule; :func:`svmlab.objective.kkt_violation`, whose ``up`` and
    ``low`` are m and M as here). The bias is LIBSVM's: b = -y_i G_i averaged over the free
@@ -107,9 +109,10 @@ def start(problem, stop, buf, rng, alpha0=None, shrinking=True, selection="secon
     rule = Rule(stop.tol, stop.max_iter * n, shrinking, SELECTIONS.index(selection), int(rng.integers(2 ** 31)), 0)
     kr = prepare(X, kernel, n_jobs)
     hold, cache = held_cache(n, cache_size)
-    prob = Problem(qmatrix.classification(cache, kr, y), np.full(n, -1.0), Ci, code, True, np.zeros(0), 0.0)
+    prob = Problem(qmatrix.classification(cache, kr, y), np.full(n, -1.0), Ci, code, True, None, 0.0)
     pairs = np.full((int(n_pairs), 2), -1, dtype=np.int64)
-    return State(prob, rule, buf, new_scratch(kr, n, buf.rows.shape[0]), pairs, hold, alpha0)
+    buf = trace.used(buf)
+    return State(prob, rule, buf, new_scratch(kr, n, buf), pairs, hold, alpha0)
 
 
 def start_regression(problem, stop, buf, rng, alpha0=None, shrinking=True, cache_size=200, n_jobs=1):
@@ -131,8 +134,8 @@ def start_regression(problem, stop, buf, rng, alpha0=None, shrinking=True, cache
     prob = Problem(qmatrix.regression(cache, kr), np.concatenate([epsilon - z, epsilon + z]), np.concatenate([Ci, Ci]),
                    obj.HINGE, True, z, float(epsilon))
     pair_form = None if alpha0 is None else np.concatenate([np.maximum(alpha0, 0.0), np.maximum(-alpha0, 0.0)])
-    return State(prob, rule, buf, new_scratch(kr, n, buf.rows.shape[0]), np.zeros((0, 2), dtype=np.int64), hold,
-                 pair_form)
+    buf = trace.used(buf)
+    return State(prob, rule, buf, new_scratch(kr, n, buf), np.zeros((0, 2), dtype=np.int64), hold, pair_form)
 
 
 def run(problem, stop, buf, rng, alpha0=None, **options):
@@ -170,7 +173,7 @@ class State(DualRun):
         st, p = self.st, self.prob
         m, updates = st.alpha.shape[0], int(self.loop[UPDATES])
         b = obj.free_bias(st.alpha, st.G, p.Ci, p.code, p.Q.s)
-        alpha = st.alpha if p.z.shape[0] == 0 else st.alpha[:m // 2] - st.alpha[m // 2:]
+        alpha = st.alpha if p.z is None else st.alpha[:m // 2] - st.alpha[m // 2:]
         return SolverResult(alpha, None, b, math.ceil(updates / m), updates < self.rule.max_updates)
 
     def info(self):
@@ -178,7 +181,7 @@ class State(DualRun):
         alpha, U, cache = self.st.alpha, self.st.U, self.prob.Q.cache
         return SMOInfo(int(self.loop[UPDATES]), int(cache.state[HITS]), int(cache.state[MISSES]),
                        int(cache.state[EVALUATIONS]), int(((alpha > 0) & (alpha < U)).sum()), int((alpha >= U).sum()),
-                       self.pairs, self.sc.stats[: self.buf.state[0]].copy())
+                       self.pairs, self.sc.stats[: 0 if self.buf is None else self.buf.state[0]].copy())
 
 
 def _loop_split(st, Q):
@@ -196,7 +199,8 @@ def _begin(prob, rule, buf, alpha0, work):
     n = prob.Q.s.shape[0]
     st = new_state(prob.Q, prob.p, prob.Ci, prob.code)
     loop = np.array([n, 0, min(n, SHRINK_EVERY) + 1, 0], dtype=np.int64)
-    trace.start(buf)
+    if buf is not None:
+        trace.start(buf)
     if alpha0.shape[0] > 0:
         start_from(st, prob, alpha0, work)
     return st, loop
@@ -207,25 +211,33 @@ def _advance(prob, rule, st, loop, buf, pairs, sc, budget):
     """At most ``budget`` pair updates; returns (updates run, finished)."""
     Q = prob.Q
     n = Q.s.shape[0]
+    threads = Q.kr.threads
     active_size, unshrunk, counter, updates = loop[ACTIVE], loop[UNSHRUNK] != 0, loop[COUNTER], loop[UPDATES]
     first = updates
     finished = False
+    # m(alpha) and its index i: searched at the start of a slice and after shrinking, else found
+    # by the gradient update of the last pair (_add_columns), which saves a pass an update
+    up, i = _search_up(st, Q.s, active_size, threads, rule.split)
     while updates - first < budget:
-        i = j = -1
+        j = -1
         if updates < rule.max_updates:
             counter -= 1
             if counter == 0:
                 counter = min(n, SHRINK_EVERY)
                 if rule.shrinking:
                     active_size, unshrunk = _shrink(st, Q, active_size, unshrunk, rule.tol, sc.work)
-            i, j = _select(rule, st, Q, active_size, sc.work)
+                    up, i = _search_up(st, Q.s, active_size, threads, rule.split)
+            i, j = _select(rule, st, Q, active_size, up, i, sc.work)
             if i < 0 and active_size < n:  # the shrunk problem is solved: check the whole one
                 reconstruct_gradient(st, Q, active_size, sc.work)
                 active_size = n
-                i, j = _select(rule, st, Q, active_size, sc.work)
+                up, i = _search_up(st, Q.s, active_size, threads, rule.split)
+                i, j = _select(rule, st, Q, active_size, up, i, sc.work)
                 counter = 1
+        else:
+            i = -1
         done = i < 0
-        if row_due(buf, updates, done, sc):
+        if buf is not None and row_due(buf, updates, done, sc):
             record_row(buf, updates, done, st, prob, active_size if rule.shrinking else n_support(st.alpha), sc)
         if done:
             finished = True
@@ -233,7 +245,7 @@ def _advance(prob, rule, st, loop, buf, pairs, sc, budget):
         if updates < pairs.shape[0]:
             pairs[updates, 0] = i
             pairs[updates, 1] = j
-        _update(st, Q, i, j, active_size, rule.split, sc.work)
+        up, i = _update(st, Q, i, j, active_size, rule.split, sc.work)
         updates += 1
     if finished and active_size < n:
         reconstruct_gradient(st, Q, active_size, sc.work)
@@ -244,12 +256,11 @@ def _advance(prob, rule, st, loop, buf, pairs, sc, budget):
 
 # -- the steps of SMO ----------------------------------------------------------------------
 @njit(cache=True)
-def _select(rule, st, Q, active_size, work):
-    """The working set (i, j) of eq. 5.9, or (-1, -1) when the violation m(alpha) - M(alpha)
-    is below tol. A long active set is searched by Q.kr.threads threads
-    (:func:`svmlab.threads.worth_splitting`)."""
+def _select(rule, st, Q, active_size, up, i, work):
+    """The working set (i, j) of eq. 5.9 given (up = m(alpha), i), or (-1, -1) when the
+    violation m(alpha) - M(alpha) is below tol. A long active set is searched by Q.kr.threads
+    threads (:func:`svmlab.threads.worth_splitting`)."""
     y, cache, threads = Q.s, Q.cache, Q.kr.threads
-    up, i = _search_up(st, y, active_size, threads, rule.split)
     if i < 0:
         return -1, -1
     Qi = q_column(Q, i, st.order, active_size, work) if rule.selection == SECOND_ORDER else cache.pool[:0]
@@ -294,8 +305,15 @@ def _split_max_up(st, y, active_size, T):
     for c in prange(T):
         lo, hi = part(0, active_size, c, T)
         ups[c], found[c] = _max_up(st, y, lo, hi)
+    return _last_max(ups, found)
+
+
+@njit(cache=True, inline="always")
+def _last_max(ups, found):
+    """The parts' maxima (ups[c] at index found[c], -1 for none) combined in order, later parts
+    winning ties: the (m(alpha), i) of one pass."""
     up, i = -np.inf, -1
-    for c in range(T):
+    for c in range(ups.shape[0]):
         if found[c] >= 0 and ups[c] >= up:
             up, i = ups[c], found[c]
     return up, i
@@ -395,7 +413,8 @@ def pair_step(ai, aj, yi, yj, ui, uj, gi, gj, eta):
 
 @njit(cache=True)
 def _update(st, Q, i, j, active_size, split, work):
-    """The pair step on (i, j) and the gradient's update with the two columns (eq. 5.8)."""
+    """The pair step on (i, j) and the gradient's update with the two columns (eq. 5.8); returns
+    m(alpha) and its index at the new alpha, found in the same pass."""
     y, cache = Q.s, Q.cache
     Qi = q_column(Q, i, st.order, active_size, work)
     Qj = q_column(Q, j, st.order, active_size, work)
@@ -406,40 +425,51 @@ def _update(st, Q, i, j, active_size, split, work):
     set_alpha(st, y, i, new_i)
     set_alpha(st, y, j, new_j)
     di, dj = new_i - ai, new_j - aj
-    if cache.state[LENGTH] == y.shape[0]:  # full-length slots: compiled without the pos lookups
-        _add_columns(st.G, st.order, active_size, Qi, Qj, di, dj, None, Q.kr.threads, split)
-    else:
-        _add_columns(st.G, st.order, active_size, Qi, Qj, di, dj, pos, Q.kr.threads, split)
-    st.G[i] += st.D[i] * di
+    st.G[i] += st.D[i] * di  # Q-bar = Q + D: the diagonal's part first, so the pass sees the final G
     st.G[j] += st.D[j] * dj
+    if cache.state[LENGTH] == y.shape[0]:  # full-length slots: compiled without the pos lookups
+        up, k = _add_columns(st, y, active_size, Qi, Qj, di, dj, None, Q.kr.threads, split)
+    else:
+        up, k = _add_columns(st, y, active_size, Qi, Qj, di, dj, pos, Q.kr.threads, split)
     if (new_i >= st.U[i]) != (ai >= st.U[i]):
         update_gradient_bar(st, Q, i, work)
     if (new_j >= st.U[j]) != (aj >= st.U[j]):
         update_gradient_bar(st, Q, j, work)
+    return up, k
 
 
 @njit(cache=True)
-def _add_columns(G, order, active_size, Qi, Qj, di, dj, pos, threads, split):
-    """G += Q-bar_:i d_i + Q-bar_:j d_j on the active set (entry k at pos[k], or k if pos is None),
-    in parts when it is long; compiled for threads = None without parallel code."""
+def _add_columns(st, y, active_size, Qi, Qj, di, dj, pos, threads, split):
+    """G += Q_:i d_i + Q_:j d_j on the active set (entry k at pos[k], or k if pos is None), in parts
+    when it is long, and (m(alpha), i) of the new G as :func:`_max_up` finds it; compiled for
+    threads = None without parallel code."""
     if threads is not None and worth_splitting(active_size, threads, split):
-        _split_add(G, order, active_size, Qi, Qj, di, dj, pos, threads)
-    else:
-        _add_part(G, order, 0, active_size, Qi, Qj, di, dj, pos)
+        return _split_add(st, y, active_size, Qi, Qj, di, dj, pos, threads)
+    return _add_part(st, y, 0, active_size, Qi, Qj, di, dj, pos)
 
 
 @njit(cache=True, parallel=True)
-def _split_add(G, order, active_size, Qi, Qj, di, dj, pos, T):
+def _split_add(st, y, active_size, Qi, Qj, di, dj, pos, T):
+    ups, found = np.empty(T), np.empty(T, dtype=np.int64)
     for c in prange(T):
         lo, hi = part(0, active_size, c, T)
-        _add_part(G, order, lo, hi, Qi, Qj, di, dj, pos)
+        ups[c], found[c] = _add_part(st, y, lo, hi, Qi, Qj, di, dj, pos)
+    return _last_max(ups, found)
 
 
 @njit(cache=True)
-def _add_part(G, order, start, stop, Qi, Qj, di, dj, pos):
+def _add_part(st, y, start, stop, Qi, Qj, di, dj, pos):
+    """The gradient update on order[start:stop] and, as :func:`_max_up`, the largest s over I_up."""
+    status, G, order = st.status, st.G, st.order
+    i = -1
+    up = -np.inf
     for r in range(start, stop):
         k = order[r]
         G[k] += entry(Qi, pos, k) * di + entry(Qj, pos, k) * dj
+        if status[k] & UP and -y[k] * G[k] >= up:
+            up = -y[k] * G[k]
+            i = k
+    return up, i
 
 
 @njit(cache=True)
