@@ -124,7 +124,7 @@ def value(kr, dot, i, j):
     return _transform(kr, _argument(kr, dot, i, j))
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _arguments(kr, j, index, start, stop, work, out):
     """out[t] = the kernel's argument for x_k, x_j, k = index[t] (see :func:`column`)."""
     n = kr.sqnorm.shape[0]
@@ -143,7 +143,7 @@ def sample(k, n):
     return k - n if k >= n else k
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def column(kr, j, index, start, stop, work, out):
     """out[t] = K(x_k, x_j) for k = index[t], t in [start, stop); other entries are left alone.
     An index k in [n, 2n) stands for sample k - n (:func:`sample`).

@@ -86,7 +86,8 @@ def _begin(p, s, buf, seed_value):
     seed(seed_value)
     trace.start(buf)
     if buf.every > 0:
-        _record(p, buf, 0, s.count[N_ACTIVE], s.beta, s.w, False)
+        # not (0, False): numba compiles a call with literal arguments apart
+        _record(p, buf, s.count[EPOCH], s.count[N_ACTIVE], s.beta, s.w, np.bool_(False))
 
 
 @njit(cache=True)

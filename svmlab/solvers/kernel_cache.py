@@ -152,7 +152,7 @@ def _slot(c, s):
     return c.pool[s * L:(s + 1) * L]
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _fill(c, col, kr, y, j, order, start, stop, work):
     column(kr, j, order, start, stop, work, c.scratch)  # in float64 whatever the pool's dtype
     for t in range(start, stop):
@@ -184,7 +184,7 @@ def _get(c, kr, y, j, order, need, work):
     return col
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def get_column(c, kr, y, j, order, active_size, work):
     """Column j of Q, valid on ``order[:active_size]``; entry k is at ``c.pos[k]``."""
     if active_size > c.state[LENGTH]:  # every sample is back (the final check): full-length slots
@@ -192,7 +192,7 @@ def get_column(c, kr, y, j, order, active_size, work):
     return _get(c, kr, y, j, order, active_size, work)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def get_full_column(c, kr, y, j, order, work):
     """All of column j of Q, indexed by sample: the slot itself at full length, else ``c.full``
     (overwritten by the next call) from the slot and the samples outside it."""
@@ -211,7 +211,7 @@ def get_full_column(c, kr, y, j, order, work):
     return c.full
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def should_fit(c, active_size):
     """Whether :func:`fit_to_active` would shorten the slots: the active set has fallen below
     SHRUNK_ENOUGH of their length, and the pool holds fewer columns than half of it (when it
@@ -229,10 +229,16 @@ def fit_to_active(c, order, active_size):
     if not should_fit(c, active_size):
         return
     n, L, used = order.shape[0], c.state[LENGTH], c.state[USED]
-    old = np.empty(active_size, dtype=np.int64)
+    # the active samples' places in ascending order, by marking them (no sort to compile)
+    kept = np.zeros(L, dtype=np.bool_)
     for t in range(active_size):
-        old[t] = c.pos[order[t]]
-    old.sort()
+        kept[c.pos[order[t]]] = True
+    old = np.empty(active_size, dtype=np.int64)
+    r = 0
+    for place in range(L):
+        if kept[place]:
+            old[r] = place
+            r += 1
     sample_at = np.empty(L, dtype=np.int64)
     for t in range(L):
         sample_at[c.pos[order[t]]] = order[t]
@@ -251,7 +257,7 @@ def fit_to_active(c, order, active_size):
     c.state[SLOTS] = min(n, c.pool.shape[0] // active_size)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _full_length(c):
     """Give every sample its place again (slots of length n), emptying the pool."""
     n = c.pos.shape[0]
@@ -265,7 +271,7 @@ def _full_length(c):
     c.state[SLOTS] = min(n, c.pool.shape[0] // n)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def new_generation(c):
     """``order`` is about to be permuted over all entries: partial columns become stale, and
     shortened slots get their full length back."""

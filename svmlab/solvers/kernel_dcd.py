@@ -70,7 +70,7 @@ class State(DualRun):
     def __init__(self, prob, rule, buf, sc, hold, alpha0):
         super().__init__(hold)
         self.prob, self.rule, self.buf, self.sc = prob, rule, buf, sc
-        alpha0 = np.zeros(0) if alpha0 is None else np.asarray(alpha0, dtype=np.float64)
+        alpha0 = None if alpha0 is None else np.asarray(alpha0, dtype=np.float64)
         self.st, self.loop, self.bounds = _begin(prob, rule, buf, sc, alpha0)
 
     def _slice(self, budget):
@@ -102,14 +102,14 @@ def _step(st, Q, i, active_size, work):
 
 @njit(cache=True)
 def _begin(prob, rule, buf, sc, alpha0):
-    """The initial state (at alpha0 when it is not empty), counters (active size, epoch,
-    converged) and PG bounds; records epoch 0."""
+    """The initial state (at alpha0 unless it is None: then no warm start is compiled), counters
+    (active size, epoch, converged) and PG bounds; records epoch 0."""
     np.random.seed(rule.seed)
     n = prob.Q.s.shape[0]
     st = new_state(prob.Q, prob.p, prob.Ci, prob.code)
     if buf is not None:
         trace.start(buf)
-    if alpha0.shape[0] > 0:
+    if alpha0 is not None:
         start_from(st, prob, alpha0, sc.work)
     if buf is not None and row_due(buf, 0, False, sc):
         record_row(buf, 0, False, st, prob, n, sc)

@@ -92,19 +92,19 @@ def regression(cache, kr):
                        np.zeros(n, dtype=np.int64), book)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def q_column(Q, j, order, active_size, work):
     """Column j of Q, valid on ``order[:active_size]``; entry k is at ``Q.cache.pos[k]``."""
     return _column(Q, j, order, active_size, work)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def q_full_column(Q, j, order, work):
     """All of column j of Q, indexed by variable."""
     return _full_column(Q, j, order, work)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def q_diag(Q, j):
     """Q_jj = K(x, x) for the sample x of variable j (s_j^2 = 1)."""
     n = Q.kr.sqnorm.shape[0]
@@ -155,7 +155,7 @@ def _sync(Q, order, active_size):
     book[STAMP] = stamp
     for t in range(active_size):
         mark[sample(order[t], n)] = stamp
-    kept = 0
+    kept = np.int64(0)  # not 0: a literal counter passed on compiles the callee twice
     rest = np.empty(n, dtype=np.int64)
     n_rest = 0
     for t in range(n):
@@ -166,7 +166,8 @@ def _sync(Q, order, active_size):
         else:
             rest[n_rest] = k
             n_rest += 1
-    sorder[kept:] = rest[:n_rest]
+    for r in range(n_rest):  # element loops: a slice assignment compiles its shape check's message
+        sorder[kept + r] = rest[r]
     fit_to_active(Q.kernel, sorder, kept)
     book[N_ACTIVE] = kept
     book[SYNC_ACTIVE] = active_size

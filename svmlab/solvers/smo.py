@@ -156,7 +156,7 @@ class State(DualRun):
     def __init__(self, prob, rule, buf, sc, pairs, hold, alpha0):
         super().__init__(hold)
         self.prob, self.rule, self.buf, self.sc, self.pairs = prob, rule, buf, sc, pairs
-        alpha0 = np.zeros(0) if alpha0 is None else np.asarray(alpha0, dtype=np.float64)
+        alpha0 = None if alpha0 is None else np.asarray(alpha0, dtype=np.float64)
         self.st, self.loop = _begin(prob, rule, buf, alpha0, sc.work)
         if prob.Q.kr.threads is not None:
             self.rule = rule._replace(split=_loop_split(self.st, prob.Q))
@@ -193,15 +193,15 @@ def _loop_split(st, Q):
 
 @njit(cache=True)
 def _begin(prob, rule, buf, alpha0, work):
-    """The initial state (at alpha0 when it is not empty) and loop counters (active size,
-    unshrunk, shrinking countdown, updates)."""
+    """The initial state (at alpha0 unless it is None: then no warm start is compiled) and loop
+    counters (active size, unshrunk, shrinking countdown, updates)."""
     np.random.seed(rule.seed)
     n = prob.Q.s.shape[0]
     st = new_state(prob.Q, prob.p, prob.Ci, prob.code)
     loop = np.array([n, 0, min(n, SHRINK_EVERY) + 1, 0], dtype=np.int64)
     if buf is not None:
         trace.start(buf)
-    if alpha0.shape[0] > 0:
+    if alpha0 is not None:
         start_from(st, prob, alpha0, work)
     return st, loop
 
@@ -493,7 +493,7 @@ def _shrink(st, Q, active_size, unshrunk, tol, work):
         new_generation(cache)
         for k in range(n):  # ascending: the loops over the active set then read memory in order
             order[k] = k
-    kept = 0
+    kept = np.int64(0)  # not 0: a literal counter passed on compiles the callee twice
     dropped = np.empty(active_size, dtype=np.int64)
     n_dropped = 0
     for r in range(active_size):  # a stable partition: the active set stays ascending
@@ -507,6 +507,7 @@ def _shrink(st, Q, active_size, unshrunk, tol, work):
         else:
             dropped[n_dropped] = k
             n_dropped += 1
-    order[kept:active_size] = dropped[:n_dropped]
+    for r in range(n_dropped):  # element loops: a slice assignment compiles its shape check's message
+        order[kept + r] = dropped[r]
     fit_to_active(cache, order, kept)
     return kept, unshrunk
