@@ -71,7 +71,7 @@ def set_alpha(st, y, i, a):
     st.status[i] = (UP if up else 0) | (LOW if low else 0)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def new_state(Q, p, Ci, code):
     """alpha = 0, G = p, G_bar = 0, the box U, the diagonal D and Q-bar_ii, all active."""
     y = Q.s

@@ -83,7 +83,7 @@ class State(DualRun):
         return SolverResult(self.st.alpha, None, 0.0, int(self.loop[EPOCH]), bool(self.loop[CONVERGED]))
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _step(st, Q, i, active_size, work):
     """The exact minimisation of f along alpha_i, clipped to [0, U_i] (eq. 3.5), and the gradient update."""
     a, u = st.alpha[i], st.U[i]

@@ -255,7 +255,7 @@ def _advance(prob, rule, st, loop, buf, pairs, sc, budget):
 
 
 # -- the steps of SMO ----------------------------------------------------------------------
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _select(rule, st, Q, active_size, up, i, work):
     """The working set (i, j) of eq. 5.9 given (up = m(alpha), i), or (-1, -1) when the
     violation m(alpha) - M(alpha) is below tol. A long active set is searched by Q.kr.threads
@@ -383,7 +383,7 @@ def _second(rule, st, y, start, stop, i, up, Qi, pos):
     return j, low, best
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def pair_step(ai, aj, yi, yj, ui, uj, gi, gj, eta):
     """The new (alpha_i, alpha_j) after one SMO step (eqs. 5.5-5.7).
 
@@ -411,7 +411,7 @@ def pair_step(ai, aj, yi, yj, ui, uj, gi, gj, eta):
     return new_i, new_j
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _update(st, Q, i, j, active_size, split, work):
     """The pair step on (i, j) and the gradient's update with the two columns (eq. 5.8); returns
     m(alpha) and its index at the new alpha, found in the same pass."""
@@ -472,7 +472,7 @@ def _add_part(st, y, start, stop, Qi, Qj, di, dj, pos):
     return up, i
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _shrink(st, Q, active_size, unshrunk, tol, work):
     """LIBSVM's shrinking; returns the new active size and whether the gradient was rebuilt."""
     y, cache = Q.s, Q.cache
