@@ -211,13 +211,12 @@ def _advance(prob, rule, st, loop, buf, pairs, sc, budget):
     """At most ``budget`` pair updates; returns (updates run, finished)."""
     Q = prob.Q
     n = Q.s.shape[0]
-    threads = Q.kr.threads
     active_size, unshrunk, counter, updates = loop[ACTIVE], loop[UNSHRUNK] != 0, loop[COUNTER], loop[UPDATES]
     first = updates
     finished = False
-    # m(alpha) and its index i: searched at the start of a slice and after shrinking, else found
-    # by the gradient update of the last pair (_add_columns), which saves a pass an update
-    up, i = _search_up(st, Q.s, active_size, threads, rule.split)
+    # m(alpha) and its index i: searched (on one thread: it is rare) at the start of a slice and
+    # after shrinking, else found by the last pair's gradient update (_add_columns), a pass saved
+    up, i = _max_up(st, Q.s, 0, active_size)
     while updates - first < budget:
         j = -1
         if updates < rule.max_updates:
@@ -226,12 +225,12 @@ def _advance(prob, rule, st, loop, buf, pairs, sc, budget):
                 counter = min(n, SHRINK_EVERY)
                 if rule.shrinking:
                     active_size, unshrunk = _shrink(st, Q, active_size, unshrunk, rule.tol, sc.work)
-                    up, i = _search_up(st, Q.s, active_size, threads, rule.split)
+                    up, i = _max_up(st, Q.s, 0, active_size)
             i, j = _select(rule, st, Q, active_size, up, i, sc.work)
             if i < 0 and active_size < n:  # the shrunk problem is solved: check the whole one
                 reconstruct_gradient(st, Q, active_size, sc.work)
                 active_size = n
-                up, i = _search_up(st, Q.s, active_size, threads, rule.split)
+                up, i = _max_up(st, Q.s, 0, active_size)
                 i, j = _select(rule, st, Q, active_size, up, i, sc.work)
                 counter = 1
         else:
@@ -274,16 +273,6 @@ def _select(rule, st, Q, active_size, up, i, work):
 
 
 @njit(cache=True)
-def _search_up(st, y, active_size, threads, split):
-    """(m(alpha), i) over the active set; compiled for threads = None without parallel code."""
-    if threads is None:
-        return _max_up(st, y, 0, active_size)
-    if worth_splitting(active_size, threads, split):
-        return _split_max_up(st, y, active_size, threads)
-    return _max_up(st, y, 0, active_size)
-
-
-@njit(cache=True)
 def _max_up(st, y, start, stop):
     """m(alpha) = max s over I_up among order[start:stop], and its index (the last of equals)."""
     status, G, order = st.status, st.G, st.order
@@ -295,17 +284,6 @@ def _max_up(st, y, start, stop):
             up = -y[k] * G[k]
             i = k
     return up, i
-
-
-@njit(cache=True, parallel=True)
-def _split_max_up(st, y, active_size, T):
-    """:func:`_max_up` over the active set in T parts; the parts' maxima taken in order, later
-    ones winning ties, give the index one pass would."""
-    ups, found = np.empty(T), np.empty(T, dtype=np.int64)
-    for c in prange(T):
-        lo, hi = part(0, active_size, c, T)
-        ups[c], found[c] = _max_up(st, y, lo, hi)
-    return _last_max(ups, found)
 
 
 @njit(cache=True, inline="always")
