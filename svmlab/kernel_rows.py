@@ -19,6 +19,7 @@ from llvmlite import ir
 from numba import njit, prange, types
 from numba.extending import intrinsic
 
+from .jit import inner
 from .kernels import sqnorms
 from .rows import as_rows, n_cols, row_axpy, row_dot
 from .threads import best_time, min_part, part, worth_splitting
@@ -158,7 +159,7 @@ def column(kr, j, index, start, stop, work, out):
     _column(kr, kr.threads, j, index, start, stop, work, out)
 
 
-@njit(cache=True)
+@inner
 def _column(kr, threads, j, index, start, stop, work, out):
     """:func:`column`; compiled for threads = None, it holds no parallel code (numba drops the
     branch of an argument's ``is None`` before it compiles)."""
@@ -170,7 +171,7 @@ def _column(kr, threads, j, index, start, stop, work, out):
         _part(kr, j, index, start, stop, work, out)
 
 
-@njit(cache=True, parallel=True)
+@inner(parallel=True)
 def _split_column(kr, j, index, start, stop, work, out):
     """:func:`_part` on kr.threads contiguous parts of [start, stop), in parallel."""
     T, d = kr.threads, n_cols(kr.X)

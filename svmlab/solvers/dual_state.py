@@ -21,6 +21,7 @@ from numba import njit
 from .. import objective as obj
 from .. import regression as reg
 from .. import trace
+from ..jit import inner
 from ..kernel_rows import column, work_vector
 from ..rows import dot
 from .kernel_cache import HITS, MISSES, opened
@@ -149,7 +150,7 @@ def new_scratch(kr, n, buf):
                    np.ones(1, dtype=np.int64), np.zeros((n_records, 4), dtype=np.int64))
 
 
-@njit(cache=True)
+@inner
 def reconstruct_gradient(st, Q, active_size, work):
     """G on the inactive set from G_bar and the free variables (LIBSVM's reconstruction)."""
     order, G, alpha = st.order, st.G, st.alpha
@@ -166,7 +167,7 @@ def reconstruct_gradient(st, Q, active_size, work):
                 G[k] += alpha[j] * Qj[k]
 
 
-@njit(cache=True)
+@inner
 def row_due(buf, t, done, sc):
     """Whether step t takes a trace row: every k steps (``trace=k``) times the thinning factor,
     and the last. When the rows are full, every other row (and its record_stats) is dropped and
@@ -188,7 +189,7 @@ def row_due(buf, t, done, sc):
     return t % (buf.every * sc.stride[0]) == 0
 
 
-@njit(cache=True)
+@inner
 def record_row(buf, t, done, st, prob, n_active, sc):
     """The trace row of step t: of epsilon-SVR when ``prob`` has targets z, else of classification.
     A solver calls it (and :func:`row_due`) under ``buf is not None``: without a trace (``buf``
@@ -196,7 +197,7 @@ def record_row(buf, t, done, st, prob, n_active, sc):
     _record(buf, t, done, st, prob, prob.z, n_active, sc)
 
 
-@njit(cache=True)
+@inner
 def _record(buf, t, done, st, prob, z, n_active, sc):
     # z an argument of a function of its own (not inlined): numba drops the branch that z None rules out
     if z is not None:
@@ -205,7 +206,7 @@ def _record(buf, t, done, st, prob, z, n_active, sc):
         _classification_row(buf, t, done, st, prob, n_active, sc)
 
 
-@njit(cache=True)
+@inner
 def _classification_row(buf, t, done, st, prob, n_active, sc):
     """A trace row of the classification dual from the exact gradient (computed afresh, outside
     the cache), with the free bias by LIBSVM's rule, or b = 0 without one."""
@@ -236,7 +237,7 @@ def _classification_row(buf, t, done, st, prob, n_active, sc):
     trace.append(buf, row, alpha, np.empty(0), done)  # no w: a kernel solver's model is alpha and b
 
 
-@njit(cache=True)
+@inner
 def _regression_row(buf, t, done, st, prob, n_active, sc):
     """A trace row of epsilon-SVR (L1 loss, free bias) at beta = alpha - alpha^*, by the
     definitions of :mod:`svmlab.regression`."""
@@ -271,7 +272,7 @@ def _regression_row(buf, t, done, st, prob, n_active, sc):
                  done)
 
 
-@njit(cache=True)
+@inner
 def _stats_row(row, alpha, U, cache):
     """SMOInfo.record_stats of a trace row: the free and the bounded support vectors (|alpha_i|
     against U_i, so for beta too), the cache's hits and misses."""
@@ -293,7 +294,7 @@ def n_support(alpha):
     return count
 
 
-@njit(cache=True)
+@inner
 def update_gradient_bar(st, Q, i, work):
     """G_bar += U_i Q_:i when alpha_i reached its upper bound, -= when it left it."""
     Qfull = q_full_column(Q, i, st.order, work)

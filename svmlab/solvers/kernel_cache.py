@@ -39,6 +39,7 @@ import numpy as np
 from numba import njit, types
 from numba.extending import overload
 
+from ..jit import inner
 from ..kernel_rows import column
 
 MB = 2 ** 20
@@ -161,7 +162,7 @@ def _fill(c, col, kr, y, j, order, start, stop, work):
     c.state[EVALUATIONS] += stop - start
 
 
-@njit(cache=True)
+@inner
 def _get(c, kr, y, j, order, need, work):
     """The slot of column j, valid on order[:need] (need <= the slot length)."""
     s = c.slot_of[j]

@@ -38,6 +38,7 @@ import numpy as np
 from numba import njit
 from numba.extending import overload
 
+from ..jit import inner
 from ..kernel_rows import sample, value
 from .kernel_cache import (EVALUATIONS, GENERATION, HITS, LENGTH, MISSES, SLOTS, Cache, entry, fit_to_active,
                            get_column, get_full_column, new_generation)
@@ -135,7 +136,7 @@ def _full_column_overload(Q, j, order, work):
 
 
 # -- epsilon-SVR: 2n-columns from n-length kernel columns ------------------------------------
-@njit(cache=True)
+@inner
 def _sync(Q, order, active_size):
     """Make the kernel cache's active samples those with a variable in ``order[:active_size]``.
 
@@ -181,7 +182,7 @@ def _mirror(Q):
     Q.cache.state[EVALUATIONS] = Q.kernel.state[EVALUATIONS]
 
 
-@njit(cache=True)
+@inner
 def _expand(buf, col, pos, order, active_size, sj, n):
     """buf[k] = s_k s_j K(x_(k mod n), x_(j mod n)) for k in order[:active_size], K(., x_j) = col
     (entry t at pos[t], or t when pos is None)."""
@@ -193,7 +194,7 @@ def _expand(buf, col, pos, order, active_size, sj, n):
             buf[k] = entry(col, pos, k - n) * -sj
 
 
-@njit(cache=True)
+@inner
 def _regression_column(Q, j, order, active_size, work):
     view, book = Q.cache, Q.book
     m = Q.s.shape[0]
@@ -219,7 +220,7 @@ def _regression_column(Q, j, order, active_size, work):
     return buf
 
 
-@njit(cache=True)
+@inner
 def _regression_full_column(Q, j, work):
     n = Q.sorder.shape[0]
     col = get_full_column(Q.kernel, Q.kr, Q.ones, sample(j, n), Q.sorder, work)

@@ -36,13 +36,14 @@ and ``progress(Progress)`` is called when given. (A Ctrl-C that lands inside a k
 object-mode block, the trace's clock, surfaces as a SystemError; the driver raises it as the
 KeyboardInterrupt it is.)
 
-The linear solvers' kernels are written so that a first fit compiles in seconds. numba compiles
-every function a kernel may call, whatever branch runs, so a part that an option turns off is
-passed as None (the trace buffers, :func:`svmlab.trace.used`; DCD's w of the last epoch, for the
-dw rule and the trace; ASDCA's v in SDCA; the free bias' hyperplane in the dual gradient): numba
-drops a branch under ``x is None`` when it compiles for None. And a kernel's part that takes the state's named tuples and is called from the kernel only
-is inlined into it (``inline="always"``): a function of its own costs a module of its own and
-wrappers that unbox every array of the tuples.
+The kernels are written so that a first fit compiles in seconds (CONTRIBUTING.md lists the
+rules). numba compiles every function a kernel may call, whatever branch runs, so a part that an
+option turns off is passed as None (the trace buffers, :func:`svmlab.trace.used`; a warm start's
+alpha0; DCD's w of the last epoch, for the dw rule and the trace; ASDCA's v in SDCA; the free
+bias' hyperplane in the dual gradient; the regression targets in the kernel solvers' dual state):
+numba drops a branch under ``x is None`` when it compiles for None. A part that takes the
+state's named tuples and is called from one place is inlined into it (``inline="always"``): a
+function of its own costs a module of its own and wrappers that unbox every array of the tuples.
 """
 
 import time

@@ -66,6 +66,7 @@ from numba import njit, prange
 
 from .. import objective as obj
 from .. import trace
+from ..jit import inner
 from ..kernel_rows import prepare
 from ..threads import best_time, min_part, part, worth_splitting
 from . import FREE_BIAS, SELECTIONS, SolverResult, qmatrix, slices
@@ -297,7 +298,7 @@ def _last_max(ups, found):
     return up, i
 
 
-@njit(cache=True)
+@inner
 def _search_low(rule, st, y, active_size, i, up, Qi, pos, threads):
     """(j, M(alpha)) by :func:`_second` over the active set, in parts when it is long (never for
     ``selection="random"``, whose reservoir draws in order); compiled for threads = None without
@@ -308,7 +309,7 @@ def _search_low(rule, st, y, active_size, i, up, Qi, pos, threads):
     return j, low
 
 
-@njit(cache=True, parallel=True)
+@inner(parallel=True)
 def _split_second(rule, st, y, active_size, i, up, Qi, pos, T):
     """:func:`_second` in T parts. Within a part the last of equal minima wins, so the last part
     that holds the least gain (max_violating: the least s) gives the j of one pass."""
@@ -326,7 +327,7 @@ def _split_second(rule, st, y, active_size, i, up, Qi, pos, T):
     return j, low
 
 
-@njit(cache=True)
+@inner
 def _second(rule, st, y, start, stop, i, up, Qi, pos):
     """The second index j of eq. 5.9 by ``rule`` among order[start:stop] given (i, up = m(alpha)),
     M(alpha) = min s over I_low there, and the least gain (second_order); Qi is column i (entry
@@ -416,7 +417,7 @@ def _update(st, Q, i, j, active_size, split, work):
     return up, k
 
 
-@njit(cache=True)
+@inner
 def _add_columns(st, y, active_size, Qi, Qj, di, dj, pos, threads, split):
     """G += Q_:i d_i + Q_:j d_j on the active set (entry k at pos[k], or k if pos is None), in parts
     when it is long, and (m(alpha), i) of the new G as :func:`_max_up` finds it; compiled for
@@ -426,7 +427,7 @@ def _add_columns(st, y, active_size, Qi, Qj, di, dj, pos, threads, split):
     return _add_part(st, y, 0, active_size, Qi, Qj, di, dj, pos)
 
 
-@njit(cache=True, parallel=True)
+@inner(parallel=True)
 def _split_add(st, y, active_size, Qi, Qj, di, dj, pos, T):
     ups, found = np.empty(T), np.empty(T, dtype=np.int64)
     for c in prange(T):
@@ -435,7 +436,7 @@ def _split_add(st, y, active_size, Qi, Qj, di, dj, pos, T):
     return _last_max(ups, found)
 
 
-@njit(cache=True)
+@inner
 def _add_part(st, y, start, stop, Qi, Qj, di, dj, pos):
     """The gradient update on order[start:stop] and, as :func:`_max_up`, the largest s over I_up."""
     status, G, order = st.status, st.G, st.order
