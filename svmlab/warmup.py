@@ -6,12 +6,14 @@
 Each job fits one solver on small data in a worker process: dense and, for the linear solvers,
 CSR data; for SMO and kernel DCD also with a cache too small for float64 columns (stored in
 float32); with a trace and without (a solver compiled for a fit without a trace has no
-recording code: a kernel of its own); then it predicts and evaluates the
-objective. That compiles the kernels into the cache of :mod:`svmlab._numba_cache`, the folder
-keyed on the sources that every later ``import svmlab`` with the same ``NUMBA_CACHE_DIR`` reads.
-The jobs run on all cores; the bar names each job as it finishes. Folders of older sources next
-to the current one are deleted (they can never be used again). Run it again after editing
-svmlab: only a changed source makes it compile anything.
+recording code: a kernel of its own), and with each option of :data:`VARIANTS` (options that
+compile other code); then it predicts and evaluates the objective. One more job fits
+``svmlab.distributed.LinearSVM`` on a LocalCluster of threads, which compiles CoCoA+'s local
+kernels as its Dask workers run them. That compiles the kernels into the cache of
+:mod:`svmlab._numba_cache`, the folder keyed on the sources that every later ``import svmlab``
+with the same ``NUMBA_CACHE_DIR`` reads. The jobs run on all cores; the bar names each job as it
+finishes. Folders of older sources next to the current one are deleted (they can never be used
+again). Run it again after editing svmlab: only a changed source makes it compile anything.
 """
 
 import argparse
@@ -37,14 +39,21 @@ def layouts(estimator, solver):
     return ("dense", "float32 cache") if cached else ("dense",)
 
 
+# options that compile other code than the defaults (a part passed as None by default: DCD's w of
+# the last epoch for the dw rule, SDCA's average and ASDCA's v, Pegasos' average), each fitted too
+VARIANTS = {("LinearSVM", "dcd"): [dict(stopping="dw")],
+            ("LinearSVM", "sdca"): [dict(output="average"), dict(accelerated=True, smoothing=0.1)],
+            ("LinearSVM", "pegasos"): [dict(output="average")]}
+
 JOBS = [(estimator, solver, layout) for estimator, table in TABLES.items() for solver in table
-        for layout in layouts(estimator, solver)]
+        for layout in layouts(estimator, solver)] + [("distributed.LinearSVM", "cocoa", "dense")]
 
 
 def fit_one(estimator, solver, layout):
     """Fit, predict and evaluate one solver on 60 x 3 data (classifiers: 3 classes with a trace,
     then 2 without, so one-vs-rest or one-vs-one and a binary fit; regressors: a noisy linear
-    target, with a trace and without); returns the seconds it took. Compiles whatever is not in the cache yet."""
+    target, with a trace and without); returns the seconds it took. Compiles whatever is not in
+    the cache yet."""
     import numpy as np
     import scipy.sparse as sp
 
@@ -57,23 +66,38 @@ def fit_one(estimator, solver, layout):
     z = X @ np.array([1.0, -1.0, 0.5]) + 0.1 * rng.normal(size=60)
     if layout == "sparse":
         X = sp.csr_matrix(X)
-    options = dict(fit_intercept=False) if solvers.NO_BIAS in TABLES[estimator][solver].requires else {}
-    if layout == "float32 cache":
-        options["cache_size"] = 0.01  # MB: less than the 60 x 60 float64 kernel matrix
-    model = getattr(svmlab, estimator)(solver=solver, max_iter=5, trace=True, **options)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # max_iter=5 stops short of tol on purpose
+        if estimator == "distributed.LinearSVM":
+            _fit_distributed(X, y)
+            return time.perf_counter() - start
+        options = dict(fit_intercept=False) if solvers.NO_BIAS in TABLES[estimator][solver].requires else {}
+        if layout == "float32 cache":
+            options["cache_size"] = 0.01  # MB: less than the 60 x 60 float64 kernel matrix
+        model = getattr(svmlab, estimator)(solver=solver, max_iter=5, trace=True, **options)
         if estimator.endswith("SVR"):
             model.fit(X, z).score(X, z)
             model.set_params(trace=False).fit(X, z)
             return time.perf_counter() - start
         model.fit(X, y).score(X, y)
         model.set_params(trace=False).fit(X, (y > 0).astype(int)).decision_function(X)
+        for variant in VARIANTS.get((estimator, solver), []):
+            for trace in (True, False):
+                getattr(svmlab, estimator)(solver=solver, max_iter=5, trace=trace, **variant).fit(X, y)
         if estimator == "LinearSVM":
             problem = svmlab.SVMProblem(X, np.where(y > 0, 1.0, -1.0), 1.0, "hinge", "regularized", 1.0)
             alpha = np.full(len(y), 0.5)
             problem.primal(model.coef_[0], model.intercept_[0]), problem.gap(alpha), problem.kkt_violation(alpha)
     return time.perf_counter() - start
+
+
+def _fit_distributed(X, y):
+    """CoCoA+'s local kernels, compiled as its Dask workers run them (a LocalCluster of threads),
+    with each local solver."""
+    from svmlab.distributed import LinearSVM
+
+    for local_solver in ("dcd", "sdca"):
+        LinearSVM(max_rounds=2, local_solver=local_solver).fit(X, y)
 
 
 def prune(folder):

@@ -52,3 +52,18 @@ def test_after_the_warmup_a_notebook_style_fit_compiles_nothing(tmp_path):
              ".fit(x[:, None], z); m.predict(x[:, None]); m.score(x[:, None], z)")
     subprocess.run([sys.executable, "-c", later], env=env, check=True)
     assert _cache_files(tmp_path) == filled
+
+
+def test_after_the_warmup_the_options_that_compile_other_code_compile_nothing(tmp_path):
+    """The warm-up also fits the options whose code a default fit does not compile (VARIANTS):
+    SDCA's averaged output and ASDCA, each with and without a trace, as chapter 6 fits them."""
+    env = dict(os.environ, NUMBA_CACHE_DIR=str(tmp_path))
+    warm = "from svmlab import warmup; warmup.fit_one('LinearSVM', 'sdca', 'dense')"
+    subprocess.run([sys.executable, "-c", warm], env=env, check=True)
+    filled = _cache_files(tmp_path)
+    later = ("import warnings, svmlab; from svmlab import datasets; X, y = datasets.make_toy(300); "
+             "warnings.simplefilter('ignore'); "
+             "[svmlab.LinearSVM(solver='sdca', C=2.0, max_iter=3, trace=t, **o).fit(X, y) for t in (True, False) "
+             "for o in (dict(output='average'), dict(accelerated=True, smoothing=0.5))]")
+    subprocess.run([sys.executable, "-c", later], env=env, check=True)
+    assert _cache_files(tmp_path) == filled

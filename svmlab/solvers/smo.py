@@ -362,7 +362,7 @@ def _second(rule, st, y, start, stop, i, up, Qi, pos):
     return j, low, best
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)  # not inlined: chapter 5 calls it, and a fit compiles it for that call
 def pair_step(ai, aj, yi, yj, ui, uj, gi, gj, eta):
     """The new (alpha_i, alpha_j) after one SMO step (eqs. 5.5-5.7).
 
