@@ -327,7 +327,7 @@ def _split_second(rule, st, y, active_size, i, up, Qi, pos, T):
     return j, low
 
 
-@inner
+@njit(cache=True, inline="always")
 def _second(rule, st, y, start, stop, i, up, Qi, pos):
     """The second index j of eq. 5.9 by ``rule`` among order[start:stop] given (i, up = m(alpha)),
     M(alpha) = min s over I_low there, and the least gain (second_order); Qi is column i (entry
@@ -436,7 +436,7 @@ def _split_add(st, y, active_size, Qi, Qj, di, dj, pos, T):
     return _last_max(ups, found)
 
 
-@inner
+@njit(cache=True, inline="always")
 def _add_part(st, y, start, stop, Qi, Qj, di, dj, pos):
     """The gradient update on order[start:stop] and, as :func:`_max_up`, the largest s over I_up."""
     status, G, order = st.status, st.G, st.order
