@@ -148,8 +148,9 @@ def start(buf):
 @njit(cache=True, inline="always")
 def due(buf, epoch, done):
     """Whether this epoch is recorded: every ``every`` epochs (times the record stride, once the
-    rows have been thinned), and the last one."""
-    return buf.every > 0 and (done or epoch % (buf.every * buf.state[3]) == 0)
+    rows have been thinned), and the last one; never without a trace (``buf`` None, :func:`used`:
+    inlined into a kernel compiled for None, the branch it guards is dropped)."""
+    return buf is not None and buf.every > 0 and (done or epoch % (buf.every * buf.state[3]) == 0)
 
 
 @njit(cache=True, inline="always")

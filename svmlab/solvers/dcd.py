@@ -109,7 +109,7 @@ def _advance(p, rule, s, w_old, buf, budget):
             bounds[_M_OLD] = np.inf if M_new <= 0.0 else M_new
             bounds[_M_LOW] = -np.inf if m_new >= 0.0 else m_new
         epoch = count[EPOCH]
-        if buf is not None and trace.due(buf, epoch, finished):
+        if trace.due(buf, epoch, finished):
             _record(p, buf, epoch, new_active, bounds[_DW], s.alpha, s.w, finished)
         if finished:
             return done, True

@@ -193,7 +193,7 @@ def _evaluate(p, stop, s, buf):
     done = kkt <= stop.tol or epoch >= stop.max_iter
     b = _free_bias(alpha, G, Ci, code, p.hyperplane)
     s.reals[_B], s.reals[_KKT] = b, kkt
-    if buf is not None and trace.due(buf, epoch, done):
+    if trace.due(buf, epoch, done):
         t = trace.pause(buf)
         wnorm2 = dot(alpha, m)
         axpy(b, y, m)  # margins with the free bias, for P

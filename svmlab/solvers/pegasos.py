@@ -162,7 +162,7 @@ def _evaluate(p, rule, s, buf):
     """The stopping test and the trace at the current epoch; returns whether the run is over."""
     epoch = s.count[_EPOCH]
     done = epoch >= rule.max_iter
-    if buf is not None and trace.due(buf, epoch, done):
+    if trace.due(buf, epoch, done):
         _record(p, buf, epoch, s, done)
     s.count[_FINISHED] = done
     return done

@@ -162,7 +162,7 @@ def _evaluate(p, rule, s, v, buf):
     s.reals[_P], s.reals[_D] = primal, d
     done = epoch >= rule.max_iter or (rule.output == LAST and _met(primal, d, s.m, s.alpha, p.Ci, rule.gamma,
                                                                    rule.tol))
-    if buf is not None and trace.due(buf, epoch, done):
+    if trace.due(buf, epoch, done):
         _record(p, buf, epoch, s, v, done)
     s.count[_FINISHED] = done
     return done

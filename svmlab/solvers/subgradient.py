@@ -108,7 +108,7 @@ def _evaluate(p, rule, s, buf):
         assign(s.best_alpha, alpha)
     s.reals[_P], s.reals[_D] = primal, d
     done = _certified(primal, d, rule.tol) or epoch >= rule.max_iter
-    if buf is not None and trace.due(buf, epoch, done):
+    if trace.due(buf, epoch, done):
         t = trace.pause(buf)
         if code == obj.SQUARED_HINGE:  # gradient at alpha needs the margins of w(alpha) = v
             margins(X, y, v, B, G)
