@@ -276,14 +276,17 @@ def _select(rule, st, Q, active_size, up, i, work):
 @njit(cache=True)
 def _max_up(st, y, start, stop):
     """m(alpha) = max s over I_up among order[start:stop], and its index (the last of equals)."""
-    status, G, order = st.status, st.G, st.order
-    i = -1
-    up = -np.inf
+    up, i = -np.inf, -1
     for r in range(start, stop):
-        k = order[r]
-        if status[k] & UP and -y[k] * G[k] >= up:
-            up = -y[k] * G[k]
-            i = k
+        up, i = _up_candidate(st, y, st.order[r], up, i)
+    return up, i
+
+
+@njit(cache=True, inline="always")
+def _up_candidate(st, y, k, up, i):
+    """(up, i) after variable k, in order: (s_k, k) when k is in I_up and s_k = -y_k G_k >= up."""
+    if st.status[k] & UP and -y[k] * st.G[k] >= up:
+        return -y[k] * st.G[k], k
     return up, i
 
 
@@ -318,12 +321,11 @@ def _split_second(rule, st, y, active_size, i, up, Qi, pos, T):
         lo, hi = part(0, active_size, c, T)
         found[c], lows[c], bests[c] = _second(rule, st, y, lo, hi, i, up, Qi, pos)
     j, low, best = -1, np.inf, np.inf
-    for c in range(T):
-        key = lows[c] if rule == MAX_VIOLATING else bests[c]
-        if found[c] >= 0 and key <= (low if rule == MAX_VIOLATING else best):
+    for c in range(T):  # the rule's key: M(alpha) for max_violating, the gain for second_order
+        key, least = (lows[c], low) if rule == MAX_VIOLATING else (bests[c], best)
+        if found[c] >= 0 and key <= least:
             j = found[c]
-            best = min(best, bests[c])
-        low = min(low, lows[c])
+        low, best = min(low, lows[c]), min(best, bests[c])
     return j, low
 
 
@@ -439,15 +441,12 @@ def _split_add(st, y, active_size, Qi, Qj, di, dj, pos, T):
 @njit(cache=True, inline="always")
 def _add_part(st, y, start, stop, Qi, Qj, di, dj, pos):
     """The gradient update on order[start:stop] and, as :func:`_max_up`, the largest s over I_up."""
-    status, G, order = st.status, st.G, st.order
-    i = -1
-    up = -np.inf
+    G, order = st.G, st.order
+    up, i = -np.inf, -1
     for r in range(start, stop):
         k = order[r]
         G[k] += entry(Qi, pos, k) * di + entry(Qj, pos, k) * dj
-        if status[k] & UP and -y[k] * G[k] >= up:
-            up = -y[k] * G[k]
-            i = k
+        up, i = _up_candidate(st, y, k, up, i)
     return up, i
 
 
