@@ -1,15 +1,27 @@
-"""How svmlab compiles a kernel that only other kernels call (:func:`inner`).
+"""How svmlab compiles its kernels: :func:`njit`, :func:`inner` and :data:`OVERLOAD_OPTIONS`.
 
-Every numba kernel of svmlab is ``@njit(cache=True)``. numba also builds each kernel a Python
-entry point, the code that unboxes every argument from a Python object; for the solvers' named
-tuples of arrays (the dual state, the Q-matrix with its kernel cache) it costs about as much to
-compile as the kernel itself. A kernel that no Python code calls is compiled without one
-(``no_cpython_wrapper=True``), which shortens a solver's first fit. Such a kernel must not be
-called from Python: the call crashes the interpreter, with no error to read. Call (and test)
-the kernel that calls it.
+Every numba kernel of svmlab is ``@njit(cache=True)``, with this module's ``njit``: numba's, without
+the C-callable wrapper. numba builds each compiled function, besides the function itself, a C
+entry point (for ``cfunc`` and first-class function values, which svmlab never uses) and a Python
+entry point; both are compiled into every kernel's module. Leaving out the C one
+(``no_cfunc_wrapper=True``) takes about a second off a kernel solver's first fit.
+
+A kernel that no Python code calls is compiled without the Python entry point too (:func:`inner`):
+that code unboxes every argument from a Python object, and for the solvers' named tuples of
+arrays (the dual state, the Q-matrix with its kernel cache) it costs about as much to compile as
+the kernel itself. Such a kernel must not be called from Python: the call crashes the
+interpreter, with no error to read. Call (and test) the kernel that calls it.
 """
 
-from numba import njit
+import numba
+
+OVERLOAD_OPTIONS = {"cache": True, "no_cfunc_wrapper": True}  # the jit_options of svmlab's @overload
+
+
+def njit(func=None, **options):
+    """numba's ``njit(**options)`` with ``no_cfunc_wrapper=True``; ``@njit(cache=True)`` as numba's."""
+    jit = numba.njit(no_cfunc_wrapper=True, **options)
+    return jit if func is None else jit(func)
 
 
 def inner(func=None, **options):

@@ -18,7 +18,8 @@ feature; for a kernel it is alpha' Q alpha.
 """
 
 import numpy as np
-from numba import njit
+
+from .jit import njit
 
 HINGE = 0
 SQUARED_HINGE = 1

@@ -30,9 +30,9 @@ label -1 (:func:`pair_form`).
 """
 
 import numpy as np
-from numba import njit
 
 from . import objective as obj
+from .jit import njit
 
 EPSILON_INSENSITIVE = obj.HINGE  # the same codes, so that objective.upper and objective.diag apply
 SQUARED_EPSILON_INSENSITIVE = obj.SQUARED_HINGE

@@ -11,7 +11,9 @@ from collections import namedtuple
 from dataclasses import dataclass
 
 import numpy as np
-from numba import njit, objmode
+from numba import objmode
+
+from .jit import njit
 
 FIELDS = ("epoch", "primal", "dual", "gap", "kkt", "n_active", "dw_norm", "time", "intercept")
 MAX_SNAPSHOTS = 64

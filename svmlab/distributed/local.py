@@ -23,9 +23,9 @@ steps, bit for bit. ``order``: a new random permutation of the block each pass, 
 """
 
 import numpy as np
-from numba import njit
 
 from .. import objective as obj
+from ..jit import njit
 from ..rows import n_rows, row_axpy, row_dot, row_sqnorm
 from ..solvers.coordinate import epoch_order, shuffle
 

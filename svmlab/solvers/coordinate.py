@@ -15,11 +15,11 @@ equal to before for DCD, the subgradient and dual gradient methods.
 from collections import namedtuple
 
 import numpy as np
-from numba import njit
 
 from .. import objective as obj
 from ..rows import CSR, rmatvec, row_sqnorm
 from . import SolverResult
+from ..jit import njit
 
 PERMUTATION, CYCLIC, RANDOM = 0, 1, 2
 LAST, AVERAGE, RANDOM_ITERATE = 0, 1, 2

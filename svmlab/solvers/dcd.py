@@ -26,12 +26,12 @@ the rule, every variable comes back (the unshrink) and the rule must hold on a f
 from collections import namedtuple
 
 import numpy as np
-from numba import njit
 
 from .. import objective as obj
 from .. import trace
 from ..rows import assign, distance, dot, lookahead, margins, prefetch, prefetch_row, row_axpy, row_dot
 from . import ORDERS
+from ..jit import njit
 from .coordinate import (ACTIVE, CYCLIC, EPOCH, N_ACTIVE, RANDOM, ShrinkingState, below, clipped_step,
                          compact, diagonals, end_pass, seed, shuffle, starting_point)
 

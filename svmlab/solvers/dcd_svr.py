@@ -33,11 +33,11 @@ time (``start``).
 from collections import namedtuple
 
 import numpy as np
-from numba import njit
 
 from .. import objective as obj
 from .. import regression as reg
 from .. import trace
+from ..jit import njit
 from ..rows import dot, matvec, prefetch, prefetch_row, row_axpy, row_dot
 from .coordinate import (ACTIVE, EPOCH, LOOKAHEAD, N_ACTIVE, ShrinkingState, compact, diagonals, end_pass,
                          primal_size, seed, shuffle)

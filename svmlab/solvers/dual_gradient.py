@@ -16,13 +16,13 @@ Stops when the KKT violation (:func:`svmlab.objective.kkt_violation`) is at most
 from collections import namedtuple
 
 import numpy as np
-from numba import njit
 
 from .. import objective as obj
 from .. import trace
 from ..kernels import kernel_matrix
 from ..rows import assign, axpy, dot, matvec, multiply, rmatvec, spectral_norm_sq
 from . import SolverResult
+from ..jit import njit
 from .coordinate import box, primal_size
 
 Form = namedtuple("Form", "A y Ci code B kernel_form hyperplane")

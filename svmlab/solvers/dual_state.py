@@ -16,12 +16,11 @@ from collections import namedtuple
 from contextlib import ExitStack
 
 import numpy as np
-from numba import njit
 
 from .. import objective as obj
 from .. import regression as reg
 from .. import trace
-from ..jit import inner
+from ..jit import inner, njit
 from ..kernel_rows import column, work_vector
 from ..rows import dot
 from .kernel_cache import HITS, MISSES, opened

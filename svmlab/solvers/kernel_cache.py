@@ -36,10 +36,10 @@ from collections import namedtuple
 from contextlib import contextmanager
 
 import numpy as np
-from numba import njit, types
+from numba import types
 from numba.extending import overload
 
-from ..jit import inner
+from ..jit import OVERLOAD_OPTIONS, inner, njit
 from ..kernel_rows import column
 
 MB = 2 ** 20
@@ -108,7 +108,7 @@ def entry(col, pos, k):
     raise NotImplementedError  # pragma: no cover - replaced by the overload in numba
 
 
-@overload(entry, inline="always", jit_options={"cache": True})
+@overload(entry, inline="always", jit_options=OVERLOAD_OPTIONS)
 def _entry(col, pos, k):
     if isinstance(pos, types.NoneType):
         return lambda col, pos, k: col[k]

@@ -28,12 +28,12 @@ single-coordinate steps cannot keep (use ``solver="smo"``).
 from collections import namedtuple
 
 import numpy as np
-from numba import njit
 
 from .. import objective as obj
 from .. import trace
 from ..kernel_rows import prepare
 from . import NO_BIAS, SolverResult, qmatrix
+from ..jit import njit
 from .coordinate import clipped_step, shuffle
 from .dual_state import (DualRun, Problem, held_cache, new_scratch, new_state, reconstruct_gradient, record_row,
                          row_due, set_alpha, start_from, update_gradient_bar)

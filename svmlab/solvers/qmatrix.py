@@ -35,10 +35,9 @@ K in float64) before the sign is applied, where the old layout stored +-K in tha
 from collections import namedtuple
 
 import numpy as np
-from numba import njit
 from numba.extending import overload
 
-from ..jit import inner
+from ..jit import OVERLOAD_OPTIONS, inner, njit
 from ..kernel_rows import sample, value
 from .kernel_cache import (EVALUATIONS, GENERATION, HITS, LENGTH, MISSES, SLOTS, Cache, entry, fit_to_active,
                            get_column, get_full_column, new_generation)
@@ -121,14 +120,14 @@ def _full_column(Q, j, order, work):
     raise NotImplementedError  # pragma: no cover - replaced by the overload in numba
 
 
-@overload(_column, jit_options={"cache": True})
+@overload(_column, jit_options=OVERLOAD_OPTIONS)
 def _column_overload(Q, j, order, active_size, work):
     if getattr(Q, "instance_class", None) is RegressionQ:
         return lambda Q, j, order, active_size, work: _regression_column(Q, j, order, active_size, work)
     return lambda Q, j, order, active_size, work: get_column(Q.cache, Q.kr, Q.s, j, order, active_size, work)
 
 
-@overload(_full_column, jit_options={"cache": True})
+@overload(_full_column, jit_options=OVERLOAD_OPTIONS)
 def _full_column_overload(Q, j, order, work):
     if getattr(Q, "instance_class", None) is RegressionQ:
         return lambda Q, j, order, work: _regression_full_column(Q, j, work)

@@ -50,13 +50,13 @@ import math
 from collections import namedtuple
 
 import numpy as np
-from numba import njit
 
 from .. import objective as obj
 from .. import trace
 from ..rows import (assign, axpy, distance, dot, margins, multiply, prefetch, prefetch_row, rmatvec, row_axpy,
                     row_dot)
 from . import ORDERS, OUTPUTS, SolverResult
+from ..jit import njit
 from .coordinate import (AVERAGE, LAST, LOOKAHEAD, RANDOM_ITERATE, clipped_step,
                          diagonals, epoch_order, seed, starting_point)
 

@@ -18,12 +18,12 @@ Stops when P - D <= tol * P (returning that certified iterate), or after ``max_i
 from collections import namedtuple
 
 import numpy as np
-from numba import njit
 
 from .. import objective as obj
 from .. import trace
 from ..rows import assign, axpy, dot, margins, multiply, rmatvec, spectral_norm_sq
 from . import SolverResult
+from ..jit import njit
 from .coordinate import starting_point
 
 Rule = namedtuple("Rule", "tol max_iter L t0")
