@@ -94,7 +94,7 @@ def exp(x):
     return p * _double_from_bits((half + 1023) << 52) * _double_from_bits((np.int64(k) - half + 1023) << 52)
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)  # not inlined: _arguments calls it four times, and numba types an inlined body at each call
 def _argument(kr, dot, i, j):
     """What the kernel's transform takes: x.z (linear), gamma x.z + coef0 (poly), or
     -gamma |x - z|^2 (rbf; the expansion rounds below 0 for nearly equal points, and is

@@ -227,7 +227,9 @@ def test_status_marks_the_index_sets_of_the_selection():
     Ci = np.full(len(y), 2.0)
     for code, U in ((0, 2.0), (1, np.inf)):  # hinge: U = C; squared hinge: no upper bound
         Q = qmatrix.classification(kernel_cache.new_cache(len(y), 1.0), prepare(X, make_kernel("rbf", X)), y)
-        st = dual_state.new_state(Q, -np.ones(len(y)), Ci, code)
+        prob = dual_state.Problem(Q, -np.ones(len(y)), Ci, code, True, None, 0.0)
+        st = dual_state.new_state(prob.p)
+        dual_state.begin(st, prob, 0, None, None, np.zeros(X.shape[1]))
         for k, a in enumerate(np.resize([0.0, 1.0, U if U < np.inf else 5.0], len(y))):
             dual_state.set_alpha(st, y, k, a)
         in_up = ((y > 0) & (st.alpha < U)) | ((y < 0) & (st.alpha > 0))
@@ -324,7 +326,7 @@ def test_convergence_plot_labels_its_x_axis_by_the_trace_unit():
 
 
 def test_start_from_clips_rebalances_and_builds_the_gradient():
-    """The warm start of SMO (dual_state.start_from): alpha0 clipped to a smaller box breaks
+    """The warm start of SMO (dual_state.begin, through start_from): alpha0 clipped to a smaller box breaks
     y'alpha = 0; the class of the larger sum is scaled down until it holds, zeros stay zero, and
     G = Q-bar alpha - e and G_bar = sum over bounded j of U_j Q_:j are those of the new alpha."""
     X, y = _random()
@@ -335,8 +337,8 @@ def test_start_from_clips_rebalances_and_builds_the_gradient():
     Q = qmatrix.classification(kernel_cache.new_cache(n, 10.0), kr, y)
     Ci = np.full(n, 1.0)
     prob = dual_state.Problem(Q, -np.ones(n), Ci, 0, True, None, 0.0)
-    st = dual_state.new_state(Q, prob.p, Ci, 0)
-    dual_state.start_from(st, prob, alpha0, np.zeros(X.shape[1]))
+    st = dual_state.new_state(prob.p)
+    dual_state.begin(st, prob, 0, None, alpha0, np.zeros(X.shape[1]))  # calls start_from
     alpha = st.alpha
     assert abs(alpha @ y) <= 1e-14 * alpha.sum() and abs(np.minimum(alpha0, 1.0) @ y) > 1.0
     assert np.all((alpha >= 0) & (alpha <= 1.0)) and np.array_equal(alpha == 0, alpha0 == 0)

@@ -71,23 +71,30 @@ def set_alpha(st, y, i, a):
     st.status[i] = (UP if up else 0) | (LOW if low else 0)
 
 
+def new_state(p):
+    """The arrays of a state with G = p, to be filled in by :func:`begin` when the run begins
+    (made in NumPy: a kernel that returned them would compile the boxing of every array)."""
+    n = p.shape[0]
+    return State(np.zeros(n), np.zeros(n, dtype=np.int8), p.copy(), np.zeros(n), np.empty(n), np.empty(n),
+                 np.empty(n), np.arange(n), p)
+
+
 @njit(cache=True, inline="always")
-def new_state(Q, p, Ci, code):
-    """alpha = 0, G = p, G_bar = 0, the box U, the diagonal D and Q-bar_ii, all active."""
-    y = Q.s
-    n = y.shape[0]
-    U = np.empty(n)
-    D = np.empty(n)
-    for i in range(n):
-        U[i] = obj.upper(Ci[i], code)
-        D[i] = obj.diag(Ci[i], code)
-    QD = np.empty(n)
-    for i in range(n):
-        QD[i] = q_diag(Q, i) + D[i]
-    st = State(np.zeros(n), np.empty(n, dtype=np.int8), p.copy(), np.zeros(n), U, D, QD, np.arange(n), p)
-    for i in range(n):
+def begin(st, prob, seed, buf, alpha0, work):
+    """A run's start, in its first slice: numba's generator seeded; alpha = 0, G = p, G_bar = 0, the
+    box U, the diagonal D and Q-bar_ii, all active; the trace's clock started; and the state
+    moved to alpha0 (warm start) unless that is None (then no warm start is compiled)."""
+    np.random.seed(seed)
+    Q, y = prob.Q, prob.Q.s
+    for i in range(y.shape[0]):
+        st.U[i] = obj.upper(prob.Ci[i], prob.code)
+        st.D[i] = obj.diag(prob.Ci[i], prob.code)
+        st.QD[i] = q_diag(Q, i) + st.D[i]
         set_alpha(st, y, i, 0.0)
-    return st
+    if buf is not None:
+        trace.start(buf)
+    if alpha0 is not None:
+        start_from(st, prob, alpha0, work)
 
 
 @njit(cache=True)

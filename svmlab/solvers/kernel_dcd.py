@@ -35,13 +35,13 @@ from ..kernel_rows import prepare
 from . import NO_BIAS, SolverResult, qmatrix
 from ..jit import njit
 from .coordinate import clipped_step, shuffle
-from .dual_state import (DualRun, Problem, held_cache, new_scratch, new_state, reconstruct_gradient, record_row,
-                         row_due, set_alpha, start_from, update_gradient_bar)
+from .dual_state import (DualRun, Problem, begin, held_cache, new_scratch, new_state, reconstruct_gradient,
+                         record_row, row_due, set_alpha, update_gradient_bar)
 from .kernel_cache import fit_to_active, new_generation
 from .qmatrix import q_column
 
 Rule = namedtuple("Rule", "tol max_iter shrinking seed")
-ACTIVE, EPOCH, CONVERGED = range(3)  # a run's integer counters
+ACTIVE, EPOCH, CONVERGED, BEGUN = range(4)  # a run's integer counters
 M_OLD, M_LOW = range(2)  # its float ones: the largest and smallest PG of the last epoch (dcd's M_old, m_old)
 
 
@@ -70,11 +70,12 @@ class State(DualRun):
     def __init__(self, prob, rule, buf, sc, hold, alpha0):
         super().__init__(hold)
         self.prob, self.rule, self.buf, self.sc = prob, rule, buf, sc
-        alpha0 = None if alpha0 is None else np.asarray(alpha0, dtype=np.float64)
-        self.st, self.loop, self.bounds = _begin(prob, rule, buf, sc, alpha0)
+        self.alpha0 = None if alpha0 is None else np.asarray(alpha0, dtype=np.float64)
+        self.st, self.loop, self.bounds = new_state(prob.p), np.array([prob.p.shape[0], 0, 0, 0]), np.array([np.inf, -np.inf])
+        self._slice(0)  # begins the run (dual_state.begin) and records epoch 0
 
     def _slice(self, budget):
-        return _advance(self.prob, self.rule, self.st, self.loop, self.bounds, self.buf, self.sc, budget)
+        return _advance(self.prob, self.rule, self.st, self.loop, self.bounds, self.buf, self.sc, self.alpha0, budget)
 
     def status(self):
         return self.loop[EPOCH], self.loop[ACTIVE], np.nan
@@ -101,26 +102,16 @@ def _step(st, Q, i, active_size, work):
 
 
 @njit(cache=True)
-def _begin(prob, rule, buf, sc, alpha0):
-    """The initial state (at alpha0 unless it is None: then no warm start is compiled), counters
-    (active size, epoch, converged) and PG bounds; records epoch 0."""
-    np.random.seed(rule.seed)
-    n = prob.Q.s.shape[0]
-    st = new_state(prob.Q, prob.p, prob.Ci, prob.code)
-    if buf is not None:
-        trace.start(buf)
-    if alpha0 is not None:
-        start_from(st, prob, alpha0, sc.work)
-    if buf is not None and row_due(buf, 0, False, sc):
-        record_row(buf, 0, False, st, prob, n, sc)
-    return st, np.array([n, 0, 0], dtype=np.int64), np.array([np.inf, -np.inf])
-
-
-@njit(cache=True)
-def _advance(prob, rule, st, loop, bounds, buf, sc, budget):
-    """At most ``budget`` epochs; returns (epochs run, finished)."""
+def _advance(prob, rule, st, loop, bounds, buf, sc, alpha0, budget):
+    """At most ``budget`` epochs, after the run's start and its record of epoch 0 in its first slice
+    (``budget`` 0 for the start alone); returns (epochs run, finished)."""
     Q = prob.Q
     n, cache = Q.s.shape[0], Q.cache
+    if loop[BEGUN] == 0:
+        begin(st, prob, rule.seed, buf, alpha0, sc.work)
+        if buf is not None and row_due(buf, 0, False, sc):
+            record_row(buf, 0, False, st, prob, n, sc)
+        loop[BEGUN] = 1
     order = st.order
     active_size, epoch, converged = loop[ACTIVE], loop[EPOCH], loop[CONVERGED] != 0
     M_old, m_old = bounds[M_OLD], bounds[M_LOW]

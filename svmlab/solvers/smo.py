@@ -70,8 +70,8 @@ from ..jit import inner
 from ..kernel_rows import prepare
 from ..threads import best_time, min_part, part, worth_splitting
 from . import FREE_BIAS, SELECTIONS, SolverResult, qmatrix, slices
-from .dual_state import (LOW, UP, DualRun, Problem, held_cache, n_support, new_scratch, new_state, reconstruct_gradient,
-                         record_row, row_due, set_alpha, start_from, update_gradient_bar)
+from .dual_state import (LOW, UP, DualRun, Problem, begin, held_cache, n_support, new_scratch, new_state,
+                         reconstruct_gradient, record_row, row_due, set_alpha, update_gradient_bar)
 from .kernel_cache import EVALUATIONS, HITS, LENGTH, MISSES, entry, fit_to_active, new_generation
 from .qmatrix import q_column
 
@@ -145,7 +145,7 @@ def run(problem, stop, buf, rng, alpha0=None, **options):
     return state.result(), state.info()
 
 
-ACTIVE, UNSHRUNK, COUNTER, UPDATES = range(4)  # the entries of a run's loop counters
+ACTIVE, UNSHRUNK, COUNTER, UPDATES, BEGUN = range(5)  # the entries of a run's loop counters
 
 
 class State(DualRun):
@@ -157,13 +157,15 @@ class State(DualRun):
     def __init__(self, prob, rule, buf, sc, pairs, hold, alpha0):
         super().__init__(hold)
         self.prob, self.rule, self.buf, self.sc, self.pairs = prob, rule, buf, sc, pairs
-        alpha0 = None if alpha0 is None else np.asarray(alpha0, dtype=np.float64)
-        self.st, self.loop = _begin(prob, rule, buf, alpha0, sc.work)
+        self.alpha0 = None if alpha0 is None else np.asarray(alpha0, dtype=np.float64)
+        n = prob.p.shape[0]
+        self.st, self.loop = new_state(prob.p), np.array([n, 0, min(n, SHRINK_EVERY) + 1, 0, 0])
+        self._slice(0)  # begins the run (dual_state.begin)
         if prob.Q.kr.threads is not None:
             self.rule = rule._replace(split=_loop_split(self.st, prob.Q))
 
     def _slice(self, budget):
-        return _advance(self.prob, self.rule, self.st, self.loop, self.buf, self.pairs, self.sc, budget)
+        return _advance(self.prob, self.rule, self.st, self.loop, self.buf, self.pairs, self.sc, self.alpha0, budget)
 
     def status(self):
         return self.loop[UPDATES], self.loop[ACTIVE], np.nan
@@ -193,25 +195,14 @@ def _loop_split(st, Q):
 
 
 @njit(cache=True)
-def _begin(prob, rule, buf, alpha0, work):
-    """The initial state (at alpha0 unless it is None: then no warm start is compiled) and loop
-    counters (active size, unshrunk, shrinking countdown, updates)."""
-    np.random.seed(rule.seed)
-    n = prob.Q.s.shape[0]
-    st = new_state(prob.Q, prob.p, prob.Ci, prob.code)
-    loop = np.array([n, 0, min(n, SHRINK_EVERY) + 1, 0], dtype=np.int64)
-    if buf is not None:
-        trace.start(buf)
-    if alpha0 is not None:
-        start_from(st, prob, alpha0, work)
-    return st, loop
-
-
-@njit(cache=True)
-def _advance(prob, rule, st, loop, buf, pairs, sc, budget):
-    """At most ``budget`` pair updates; returns (updates run, finished)."""
+def _advance(prob, rule, st, loop, buf, pairs, sc, alpha0, budget):
+    """At most ``budget`` pair updates, after the run's start in its first slice (``budget`` 0 for
+    the start alone); returns (updates run, finished)."""
     Q = prob.Q
     n = Q.s.shape[0]
+    if loop[BEGUN] == 0:
+        begin(st, prob, rule.seed, buf, alpha0, sc.work)
+        loop[BEGUN] = 1
     active_size, unshrunk, counter, updates = loop[ACTIVE], loop[UNSHRUNK] != 0, loop[COUNTER], loop[UPDATES]
     first = updates
     finished = False
