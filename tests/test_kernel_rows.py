@@ -11,6 +11,7 @@ import svmlab
 from svmlab import datasets
 from svmlab.kernel_rows import column, exp, prepare
 from svmlab.kernels import kernel_matrix, make_kernel
+from svmlab.rows import as_rows, four_row_dots, row_dot
 
 
 @njit
@@ -64,3 +65,43 @@ def test_rbf_clips_a_squared_distance_that_rounds_below_zero():
     out = np.empty(2)
     column(prepare(X, k), 1, np.arange(2), 0, 2, np.zeros(3), out)
     assert out[0] == kernel_matrix(k, X, X)[0, 1] == 1.0
+
+
+@njit
+def _dots(X, ks, w):
+    """x_k . w for the four rows ks, one at a time (row_dot) and four at a time."""
+    one = np.empty(4)
+    for q in range(4):
+        one[q] = row_dot(X, ks[q], w, 0.0)
+    four = four_row_dots(X, ks[0], ks[1], ks[2], ks[3], w)
+    return one, np.array(four)
+
+
+def test_four_row_dots_are_row_dot_bit_for_bit():
+    """A kernel column's dot products, four rows at a time, are summed in row_dot's order: the
+    same floats, dense and CSR, with repeated rows too."""
+    X, _ = datasets.make_random(60, 37, random_state=3)
+    X[X < -0.5] = 0.0
+    w = np.random.default_rng(4).normal(size=37)
+    for data in (X, as_rows(sp.csr_matrix(X))):
+        for ks in (np.arange(4), np.array([59, 3, 17, 40]), np.array([5, 5, 0, 5])):
+            one, four = _dots(data, ks, w)
+            assert np.array_equal(one, four)
+
+
+def test_a_column_is_the_same_with_its_rows_prefetched():
+    """KernelRows.prefetch changes how rows are loaded, not a value: long columns (longer than
+    the prefetch distance, and not a multiple of four) are equal bit for bit either way."""
+    X, _ = datasets.make_random(1203, 5, random_state=5)
+    X[X < -1.0] = 0.0
+    k = make_kernel("rbf", X, gamma=0.2)
+    index = np.random.default_rng(6).permutation(1203)
+    for data in (X, sp.csr_matrix(X)):
+        kr = prepare(svmlab.validation.check_array(data), k)
+        outs = []
+        for flag in (False, True):
+            out = np.empty(1203)
+            column(kr._replace(prefetch=np.bool_(flag)), 7, index, 1, 1202, np.zeros(5), out)
+            outs.append(out[1:1202])
+        assert np.array_equal(outs[0], outs[1])
+        np.testing.assert_allclose(outs[1], kernel_matrix(k, X, X)[index[1:1202], 7], rtol=1e-12, atol=1e-12)
