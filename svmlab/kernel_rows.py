@@ -21,20 +21,19 @@ from numba.extending import intrinsic
 
 from .jit import inner, njit
 from .kernels import sqnorms
-from .rows import as_rows, four_row_dots, lookahead, n_cols, prefetch_row, row_axpy, row_dot
+from .rows import as_rows, four_row_dots, n_cols, row_axpy, row_dot
 from .threads import best_time, min_part, part, worth_splitting
 
 LINEAR, POLY, RBF = 0, 1, 2
 CODES = {"linear": LINEAR, "poly": POLY, "rbf": RBF}
 
-KernelRows = namedtuple("KernelRows", "X code gamma degree coef0 sqnorm threads min_split prefetch")
+KernelRows = namedtuple("KernelRows", "X code gamma degree coef0 sqnorm threads min_split")
 KernelRows.__doc__ = """A kernel and its data as plain values a numba kernel accepts.
 
 X: dense array or :data:`svmlab.rows.CSR`; code: LINEAR, POLY or RBF; sqnorm: |x_i|^2;
 threads: None (one thread: the kernels are compiled without their parallel code), or how many
 threads compute a column of at least ``min_split`` entries a thread (:func:`column`;
-:func:`svmlab.threads.min_part` measures it); prefetch: whether a column asks for its rows
-ahead of use (:func:`_prefetch_pays` measures it)."""
+:func:`svmlab.threads.min_part` measures it)."""
 
 
 def prepare(X, kernel, threads=1):
@@ -42,26 +41,13 @@ def prepare(X, kernel, threads=1):
     whose long columns are computed by ``threads`` threads (:func:`column`)."""
     kr = KernelRows(as_rows(X), np.int64(CODES[kernel.name]), float(kernel.gamma), np.int64(kernel.degree),
                     float(kernel.coef0), np.ascontiguousarray(sqnorms(X), dtype=np.float64),
-                    None if threads == 1 else np.int64(threads), np.int64(0), np.bool_(False))
-    kr = kr._replace(prefetch=np.bool_(_prefetch_pays(kr)))
+                    None if threads == 1 else np.int64(threads), np.int64(0))
     if threads == 1:
         return kr
     m = min(kr.sqnorm.shape[0], 4096)  # an entry's cost, timed on a column of up to 4096 entries
     index, out, work = np.arange(m), np.empty(m), work_vector(kr)
     per_entry = best_time(lambda: _part(kr, 0, index, 0, m, work, out)) / m
     return kr._replace(min_split=np.int64(min_part(per_entry, threads)))
-
-
-def _prefetch_pays(kr):
-    """Whether a column is faster when its rows are prefetched ahead of use, timed both ways on
-    every other sample (an active set spread over all of X). It pays where X outgrows the core's
-    cache: on a core with 2 MB of L2, 11.3 ns an entry instead of 14.2 at 20k x 20 (3.2 MB of X),
-    within a few % either way at 10k x 20. The answer changes the speed only, never a value."""
-    index = np.arange(0, kr.sqnorm.shape[0], 2)
-    out, work = np.empty(index.shape[0]), work_vector(kr)
-    plain, ahead = (best_time(lambda rows=rows: _part(rows, 0, index, 0, index.shape[0], work, out))
-                    for rows in (kr, kr._replace(prefetch=np.bool_(True))))
-    return ahead < plain
 
 
 def threads_of(kr):
@@ -146,12 +132,8 @@ def _arguments(kr, j, index, start, stop, work, out):
     n = kr.sqnorm.shape[0]
     j = sample(j, n)
     row_axpy(kr.X, j, 1.0, work, 0.0)
-    ahead = lookahead(kr.X) if kr.prefetch else stop  # rows ahead (stop: never)
     t = start
     while t + 4 <= stop:
-        if t + ahead + 4 <= stop:  # memory loads the rows of a later step while this one computes
-            for q in range(t + ahead, t + ahead + 4):
-                prefetch_row(kr.X, sample(index[q], n))
         k0, k1, k2, k3 = sample(index[t], n), sample(index[t + 1], n), sample(index[t + 2], n), sample(index[t + 3], n)
         d0, d1, d2, d3 = four_row_dots(kr.X, k0, k1, k2, k3, work)
         out[t], out[t + 1] = _argument(kr, d0, k0, j), _argument(kr, d1, k1, j)

@@ -88,20 +88,3 @@ def test_four_row_dots_are_row_dot_bit_for_bit():
             one, four = _dots(data, ks, w)
             assert np.array_equal(one, four)
 
-
-def test_a_column_is_the_same_with_its_rows_prefetched():
-    """KernelRows.prefetch changes how rows are loaded, not a value: long columns (longer than
-    the prefetch distance, and not a multiple of four) are equal bit for bit either way."""
-    X, _ = datasets.make_random(1203, 5, random_state=5)
-    X[X < -1.0] = 0.0
-    k = make_kernel("rbf", X, gamma=0.2)
-    index = np.random.default_rng(6).permutation(1203)
-    for data in (X, sp.csr_matrix(X)):
-        kr = prepare(svmlab.validation.check_array(data), k)
-        outs = []
-        for flag in (False, True):
-            out = np.empty(1203)
-            column(kr._replace(prefetch=np.bool_(flag)), 7, index, 1, 1202, np.zeros(5), out)
-            outs.append(out[1:1202])
-        assert np.array_equal(outs[0], outs[1])
-        np.testing.assert_allclose(outs[1], kernel_matrix(k, X, X)[index[1:1202], 7], rtol=1e-12, atol=1e-12)
