@@ -300,7 +300,7 @@ def n_support(alpha):
     return count
 
 
-@inner
+@njit(cache=True, inline="always")  # one call in each solver: no module of its own
 def update_gradient_bar(st, Q, i, work):
     """G_bar += U_i Q_:i when alpha_i reached its upper bound, -= when it left it."""
     Qfull = q_full_column(Q, i, st.order, work)

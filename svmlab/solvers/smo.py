@@ -403,10 +403,9 @@ def _update(st, Q, i, j, active_size, split, work):
         up, k = _add_columns(st, y, active_size, Qi, Qj, di, dj, None, Q.kr.threads, split)
     else:
         up, k = _add_columns(st, y, active_size, Qi, Qj, di, dj, pos, Q.kr.threads, split)
-    if (new_i >= st.U[i]) != (ai >= st.U[i]):
-        update_gradient_bar(st, Q, i, work)
-    if (new_j >= st.U[j]) != (aj >= st.U[j]):
-        update_gradient_bar(st, Q, j, work)
+    for v, new, old in ((i, new_i, ai), (j, new_j, aj)):  # a loop: one call of the inlined helper
+        if (new >= st.U[v]) != (old >= st.U[v]):
+            update_gradient_bar(st, Q, v, work)
     return up, k
 
 
