@@ -55,3 +55,18 @@ def test_the_scan_finds_a_python_call():
     tree = ast.parse("@inner\ndef k(x):\n    return x\n\ndef calibrate(x):\n    return best(lambda: k(x))\n")
     assert _inner_kernels(tree) == {"k"}
     assert ("k", 6) in _python_level_names(tree)
+
+
+def test_every_kernel_compiles_through_svmlab_jit():
+    """svmlab.jit.njit leaves out numba's C-callable wrapper; a module importing numba's own njit
+    would compile that wrapper into each of its kernels, silently lengthening a first fit."""
+    offenders = []
+    for path in PACKAGE.rglob("*.py"):
+        if path.name == "jit.py":
+            continue
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.ImportFrom) and node.module == "numba" and any(a.name == "njit" for a in node.names):
+                offenders.append(str(path.relative_to(PACKAGE)))
+            if isinstance(node, ast.Attribute) and node.attr == "njit" and getattr(node.value, "id", "") == "numba":
+                offenders.append(str(path.relative_to(PACKAGE)))
+    assert not offenders, f"modules compiling with numba's njit instead of svmlab.jit.njit: {offenders}"

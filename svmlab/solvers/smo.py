@@ -62,11 +62,11 @@ import math
 from collections import namedtuple
 
 import numpy as np
-from numba import njit, prange
+from numba import prange
 
 from .. import objective as obj
 from .. import trace
-from ..jit import inner
+from ..jit import inner, njit
 from ..kernel_rows import prepare
 from ..threads import best_time, min_part, part, worth_splitting
 from . import FREE_BIAS, SELECTIONS, SolverResult, qmatrix, slices
@@ -159,7 +159,7 @@ class State(DualRun):
         self.prob, self.rule, self.buf, self.sc, self.pairs = prob, rule, buf, sc, pairs
         self.alpha0 = None if alpha0 is None else np.asarray(alpha0, dtype=np.float64)
         n = prob.p.shape[0]
-        self.st, self.loop = new_state(prob.p), np.array([n, 0, min(n, SHRINK_EVERY) + 1, 0, 0])
+        self.st, self.loop = new_state(prob.p), np.array([n, 0, min(n, SHRINK_EVERY) + 1, 0, 0], dtype=np.int64)
         self._slice(0)  # begins the run (dual_state.begin)
         if prob.Q.kr.threads is not None:
             self.rule = rule._replace(split=_loop_split(self.st, prob.Q))
