@@ -17,9 +17,9 @@ from collections import namedtuple
 import numpy as np
 
 from .. import objective as obj
+from ..jit import njit
 from ..rows import CSR, rmatvec, row_sqnorm
 from . import SolverResult
-from ..jit import njit
 
 PERMUTATION, CYCLIC, RANDOM = 0, 1, 2
 LAST, AVERAGE, RANDOM_ITERATE = 0, 1, 2

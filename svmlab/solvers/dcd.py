@@ -29,9 +29,9 @@ import numpy as np
 
 from .. import objective as obj
 from .. import trace
+from ..jit import njit
 from ..rows import assign, distance, dot, lookahead, margins, prefetch, prefetch_row, row_axpy, row_dot
 from . import ORDERS
-from ..jit import njit
 from .coordinate import (ACTIVE, CYCLIC, EPOCH, N_ACTIVE, RANDOM, ShrinkingState, below, clipped_step,
                          compact, diagonals, end_pass, seed, shuffle, starting_point)
 

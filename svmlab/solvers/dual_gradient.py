@@ -19,10 +19,10 @@ import numpy as np
 
 from .. import objective as obj
 from .. import trace
+from ..jit import njit
 from ..kernels import kernel_matrix
 from ..rows import assign, axpy, dot, matvec, multiply, rmatvec, spectral_norm_sq
 from . import SolverResult
-from ..jit import njit
 from .coordinate import box, primal_size
 
 Form = namedtuple("Form", "A y Ci code B kernel_form hyperplane")

@@ -31,9 +31,9 @@ import numpy as np
 
 from .. import objective as obj
 from .. import trace
+from ..jit import njit
 from ..kernel_rows import prepare
 from . import NO_BIAS, SolverResult, qmatrix
-from ..jit import njit
 from .coordinate import clipped_step, shuffle
 from .dual_state import (DualRun, Problem, begin, held_cache, new_scratch, new_state, reconstruct_gradient,
                          record_row, row_due, set_alpha, update_gradient_bar)
@@ -71,7 +71,8 @@ class State(DualRun):
         super().__init__(hold)
         self.prob, self.rule, self.buf, self.sc = prob, rule, buf, sc
         self.alpha0 = None if alpha0 is None else np.asarray(alpha0, dtype=np.float64)
-        self.st, self.loop, self.bounds = new_state(prob.p), np.array([prob.p.shape[0], 0, 0, 0]), np.array([np.inf, -np.inf])
+        self.st, self.bounds = new_state(prob.p), np.array([np.inf, -np.inf])
+        self.loop = np.array([prob.p.shape[0], 0, 0, 0], dtype=np.int64)  # ACTIVE, EPOCH, CONVERGED, BEGUN
         self._slice(0)  # begins the run (dual_state.begin) and records epoch 0
 
     def _slice(self, budget):

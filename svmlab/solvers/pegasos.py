@@ -46,9 +46,9 @@ import numpy as np
 from .. import objective as obj
 from .. import trace
 from ..estimators import ConvergenceWarning
+from ..jit import njit
 from ..rows import assign, distance, dot, margins, prefetch, prefetch_row, row_axpy, row_dot, row_sqnorm
 from . import OUTPUTS, SolverResult
-from ..jit import njit
 from .coordinate import (AVERAGE, LAST, LOOKAHEAD, RANDOM, RANDOM_ITERATE, epoch_order, primal_size, seed,
                          w_of)
 

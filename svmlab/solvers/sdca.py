@@ -53,10 +53,10 @@ import numpy as np
 
 from .. import objective as obj
 from .. import trace
+from ..jit import njit
 from ..rows import (assign, axpy, distance, dot, margins, multiply, prefetch, prefetch_row, rmatvec, row_axpy,
                     row_dot)
 from . import ORDERS, OUTPUTS, SolverResult
-from ..jit import njit
 from .coordinate import (AVERAGE, LAST, LOOKAHEAD, RANDOM_ITERATE, clipped_step,
                          diagonals, epoch_order, seed, starting_point)
 

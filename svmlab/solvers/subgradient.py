@@ -21,9 +21,9 @@ import numpy as np
 
 from .. import objective as obj
 from .. import trace
+from ..jit import njit
 from ..rows import assign, axpy, dot, margins, multiply, rmatvec, spectral_norm_sq
 from . import SolverResult
-from ..jit import njit
 from .coordinate import starting_point
 
 Rule = namedtuple("Rule", "tol max_iter L t0")
