@@ -156,7 +156,7 @@ def new_scratch(kr, n, buf):
                    np.ones(1, dtype=np.int64), np.zeros((n_records, 4), dtype=np.int64))
 
 
-@inner
+@njit(cache=True, inline="always")  # one call in kernel DCD; SMO calls it through smo._reconstruct
 def reconstruct_gradient(st, Q, active_size, work):
     """G on the inactive set from G_bar and the free variables (LIBSVM's reconstruction)."""
     order, G, alpha = st.order, st.G, st.alpha

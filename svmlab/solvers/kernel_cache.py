@@ -46,7 +46,7 @@ MB = 2 ** 20
 HITS, MISSES, USED, GENERATION, EVALUATIONS, LENGTH, SLOTS = range(7)
 SHRUNK_ENOUGH = 0.75  # fit_to_active lays the pool out again below this fraction of the slot length
 
-Cache = namedtuple("Cache", "pool pos slot_of col_of cover gen prev next state scratch full")
+Cache = namedtuple("Cache", "pool pos slot_of col_of cover gen prev next state scratch full places")
 Cache.__doc__ = """The column pool and its bookkeeping.
 
 pool: the columns, slot s at pool[s L : (s + 1) L] with L = state[LENGTH], float64 or float32
@@ -56,7 +56,8 @@ generation it was computed in; prev/next: the LRU list over slots, a ring throug
 sentinel n (next[n] is the most recently used); state: int64 [hits, misses, slots in use,
 generation, kernel evaluations, slot length L, slots the pool holds]; scratch: a float64
 column, where kernel values are computed before they are stored; full: a column of the
-pool's type indexed by sample, where full columns are assembled from shortened slots."""
+pool's type indexed by sample, where full columns are assembled from shortened slots; places:
+int64 scratch of n entries for :func:`fit_to_active`."""
 
 
 def layout(cache_size, n):
@@ -82,7 +83,7 @@ def new_cache(n, cache_size, pool=None):
     c = Cache(pool[:entries], np.arange(n), np.full(n, -1, dtype=np.int64),
               np.full(n, -1, dtype=np.int64), np.zeros(n, dtype=np.int64), np.zeros(n, dtype=np.int64),
               np.full(n + 1, n, dtype=np.int64), np.full(n + 1, n, dtype=np.int64), np.zeros(7, dtype=np.int64),
-              np.empty(n), np.empty(n, dtype=dtype))
+              np.empty(n), np.empty(n, dtype=dtype), np.empty(n, dtype=np.int64))
     c.state[LENGTH] = n
     c.state[SLOTS] = slots
     return c
@@ -230,19 +231,24 @@ def fit_to_active(c, order, active_size):
     if not should_fit(c, active_size):
         return
     n, L, used = order.shape[0], c.state[LENGTH], c.state[USED]
-    # the active samples' places in ascending order, by marking them (no sort to compile)
-    kept = np.zeros(L, dtype=np.bool_)
+    # the sample at each place, or -1 where it is not active (in c.places: an array made here
+    # would compile numba's allocator into the kernel)
+    old = c.places
+    for t in range(L):
+        old[c.pos[order[t]]] = -1
     for t in range(active_size):
-        kept[c.pos[order[t]]] = True
-    old = np.empty(active_size, dtype=np.int64)
+        old[c.pos[order[t]]] = order[t]
+    for t in range(L):
+        c.pos[order[t]] = -1
+    # the new places: r-th active place in ascending order (no sort to compile); old[r] is then
+    # that place, written over entries already read
     r = 0
     for place in range(L):
-        if kept[place]:
+        k = old[place]
+        if k >= 0:
+            c.pos[k] = r
             old[r] = place
             r += 1
-    sample_at = np.empty(L, dtype=np.int64)
-    for t in range(L):
-        sample_at[c.pos[order[t]]] = order[t]
     for s in range(used):
         for r in range(active_size):
             c.pool[s * active_size + r] = c.pool[s * L + old[r]]
@@ -250,10 +256,6 @@ def fit_to_active(c, order, active_size):
             c.cover[s] = 0  # stale: recomputed from scratch when asked for
         c.cover[s] = min(c.cover[s], active_size)
         c.gen[s] = c.state[GENERATION]
-    for t in range(L):
-        c.pos[order[t]] = -1
-    for r in range(active_size):
-        c.pos[sample_at[old[r]]] = r
     c.state[LENGTH] = active_size
     c.state[SLOTS] = min(n, c.pool.shape[0] // active_size)
 
@@ -265,8 +267,8 @@ def _full_length(c):
     for k in range(n):
         c.pos[k] = k
         c.slot_of[k] = -1
-    c.prev[:] = n
-    c.next[:] = n
+    for s in range(n + 1):
+        c.prev[s] = c.next[s] = n
     c.state[USED] = 0
     c.state[LENGTH] = n
     c.state[SLOTS] = min(n, c.pool.shape[0] // n)

@@ -83,7 +83,7 @@ def regression(cache, kr):
     state[LENGTH] = m
     state[SLOTS] = m  # kernel_cache.should_fit is never true: the solver's fit_to_active does nothing
     view = Cache(np.zeros(2 * m, dtype=cache.pool.dtype), np.arange(m), one, one, one, one, one, one, state,
-                 np.empty(0), np.empty(m, dtype=cache.pool.dtype))
+                 np.empty(0), np.empty(m, dtype=cache.pool.dtype), one)
     book = np.zeros(BOOK, dtype=np.int64)
     book[SYNC_ACTIVE], book[N_ACTIVE] = m, n
     book[COL:COL + 2] = -1

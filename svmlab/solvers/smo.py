@@ -220,7 +220,7 @@ def _advance(prob, rule, st, loop, buf, pairs, sc, alpha0, budget):
                     up, i = _max_up(st, Q.s, 0, active_size)
             i, j = _select(rule, st, Q, active_size, up, i, sc.work)
             if i < 0 and active_size < n:  # the shrunk problem is solved: check the whole one
-                reconstruct_gradient(st, Q, active_size, sc.work)
+                _reconstruct(st, Q, active_size, sc.work)
                 active_size = n
                 up, i = _max_up(st, Q.s, 0, active_size)
                 i, j = _select(rule, st, Q, active_size, up, i, sc.work)
@@ -239,13 +239,20 @@ def _advance(prob, rule, st, loop, buf, pairs, sc, alpha0, budget):
         up, i = _update(st, Q, i, j, active_size, rule.split, sc.work)
         updates += 1
     if finished and active_size < n:
-        reconstruct_gradient(st, Q, active_size, sc.work)
+        _reconstruct(st, Q, active_size, sc.work)
         active_size = n
     loop[ACTIVE], loop[UNSHRUNK], loop[COUNTER], loop[UPDATES] = active_size, unshrunk, counter, updates
     return updates - first, finished
 
 
 # -- the steps of SMO ----------------------------------------------------------------------
+@inner
+def _reconstruct(st, Q, active_size, work):
+    """:func:`svmlab.solvers.dual_state.reconstruct_gradient`, compiled once for SMO's three calls
+    (an inlined function is compiled again at each call)."""
+    reconstruct_gradient(st, Q, active_size, work)
+
+
 @njit(cache=True, inline="always")
 def _select(rule, st, Q, active_size, up, i, work):
     """The working set (i, j) of eq. 5.9 given (up = m(alpha), i), or (-1, -1) when the
@@ -455,7 +462,7 @@ def _shrink(st, Q, active_size, unshrunk, tol, work):
     n = y.shape[0]
     if not unshrunk and up - low <= 10.0 * tol:
         unshrunk = True
-        reconstruct_gradient(st, Q, active_size, work)
+        _reconstruct(st, Q, active_size, work)
         active_size = n
     if active_size == n:
         new_generation(cache)
