@@ -46,7 +46,7 @@ def prepare(X, kernel, threads=1):
         return kr
     m = min(kr.sqnorm.shape[0], 4096)  # an entry's cost, timed on a column of up to 4096 entries
     index, out, work = np.arange(m), np.empty(m), work_vector(kr)
-    per_entry = best_time(lambda: _part(kr, 0, index, 0, m, work, out)) / m
+    per_entry = best_time(lambda: column_part(kr, 0, index, 0, m, work, out)) / m
     return kr._replace(min_split=np.int64(min_part(per_entry, threads)))
 
 
@@ -172,24 +172,32 @@ def _column(kr, threads, j, index, start, stop, work, out):
     """:func:`column`; compiled for threads = None, it holds no parallel code (numba drops the
     branch of an argument's ``is None`` before it compiles)."""
     if threads is None:
-        _part(kr, j, index, start, stop, work, out)
+        column_part(kr, j, index, start, stop, work, out)
     elif worth_splitting(stop - start, threads, kr.min_split):
         _split_column(kr, j, index, start, stop, work, out)
     else:
-        _part(kr, j, index, start, stop, work, out)
+        column_part(kr, j, index, start, stop, work, out)
 
 
 @inner(parallel=True)
 def _split_column(kr, j, index, start, stop, work, out):
-    """:func:`_part` on kr.threads contiguous parts of [start, stop), in parallel."""
-    T, d = kr.threads, n_cols(kr.X)
-    for c in prange(T):
-        lo, hi = part(start, stop, c, T)
-        _part(kr, j, index, lo, hi, work[c * d:(c + 1) * d], out)
+    """:func:`column_part` on kr.threads contiguous parts of [start, stop), in parallel."""
+    for c in prange(kr.threads):
+        thread_part(kr, j, index, start, stop, work, c, out)
+
+
+@njit(cache=True, inline="always")
+def thread_part(kr, j, index, start, stop, work, c, out):
+    """Part c of kr.threads contiguous parts of the column's [start, stop) (:func:`column`), with
+    thread c's part of ``work``; returns the part's (start, stop)."""
+    d = n_cols(kr.X)
+    lo, hi = part(start, stop, c, kr.threads)
+    column_part(kr, j, index, lo, hi, work[c * d:(c + 1) * d], out)
+    return lo, hi
 
 
 @njit(cache=True)
-def _part(kr, j, index, start, stop, work, out):
+def column_part(kr, j, index, start, stop, work, out):
     """:func:`column` on one thread. The transform (``exp``, the power) runs as a second loop
     over a contiguous view, which LLVM vectorizes. Nothing here uses ``fastmath``: numba
     compiles an overload such as :func:`svmlab.rows.row_dot` once, with the flags of its first

@@ -36,11 +36,12 @@ from collections import namedtuple
 from contextlib import contextmanager
 
 import numpy as np
-from numba import types
+from numba import prange, types
 from numba.extending import overload
 
 from ..jit import OVERLOAD_OPTIONS, inner, njit
-from ..kernel_rows import column
+from ..kernel_rows import column, column_part, thread_part
+from ..threads import worth_splitting
 
 MB = 2 ** 20
 HITS, MISSES, USED, GENERATION, EVALUATIONS, LENGTH, SLOTS = range(7)
@@ -156,16 +157,33 @@ def _slot(c, s):
 
 @njit(cache=True, inline="always")
 def _fill(c, col, kr, y, j, order, start, stop, work):
-    column(kr, j, order, start, stop, work, c.scratch)  # in float64 whatever the pool's dtype
+    """Entries order[start:stop] of column j of Q into its slot ``col``, on this thread: the kernel
+    values in float64 (in ``c.scratch``), then stored in the pool's type with their signs."""
+    column_part(kr, j, order, start, stop, work, c.scratch)
+    _store(c, col, y, j, order, start, stop)
+
+
+@inner(parallel=True)
+def _split_fill(c, col, kr, y, j, order, start, stop, work):
+    """:func:`_fill` in kr.threads parts (as :func:`svmlab.kernel_rows.column` cuts a column),
+    each computed and stored by its own thread."""
+    for p in prange(kr.threads):
+        lo, hi = thread_part(kr, j, order, start, stop, work, p, c.scratch)
+        _store(c, col, y, j, order, lo, hi)
+
+
+@njit(cache=True, inline="always")
+def _store(c, col, y, j, order, start, stop):
+    """col[pos[k]] = y_k y_j K_kj for k = order[t], t in [start, stop), from c.scratch[t]."""
     for t in range(start, stop):
         k = order[t]
         col[c.pos[k]] = c.scratch[t] * y[k] * y[j]
-    c.state[EVALUATIONS] += stop - start
 
 
 @inner
-def _get(c, kr, y, j, order, need, work):
-    """The slot of column j, valid on order[:need] (need <= the slot length)."""
+def _get(c, kr, threads, y, j, order, need, work):
+    """The slot of column j, valid on order[:need] (need <= the slot length); its missing entries
+    computed by ``threads`` threads (kr.threads: compiled for None without parallel code)."""
     s = c.slot_of[j]
     n = order.shape[0]
     if s >= 0:
@@ -180,7 +198,11 @@ def _get(c, kr, y, j, order, need, work):
         start = 0
     c.state[MISSES] += 1
     col = _slot(c, s)
-    _fill(c, col, kr, y, j, order, start, need, work)
+    if threads is not None and worth_splitting(need - start, threads, kr.min_split):
+        _split_fill(c, col, kr, y, j, order, start, need, work)
+    else:
+        _fill(c, col, kr, y, j, order, start, need, work)
+    c.state[EVALUATIONS] += need - start
     c.cover[s] = need
     c.gen[s] = c.state[GENERATION]
     return col
@@ -191,7 +213,7 @@ def get_column(c, kr, y, j, order, active_size, work):
     """Column j of Q, valid on ``order[:active_size]``; entry k is at ``c.pos[k]``."""
     if active_size > c.state[LENGTH]:  # every sample is back (the final check): full-length slots
         _full_length(c)
-    return _get(c, kr, y, j, order, active_size, work)
+    return _get(c, kr, kr.threads, y, j, order, active_size, work)
 
 
 @njit(cache=True, inline="always")
@@ -199,7 +221,7 @@ def get_full_column(c, kr, y, j, order, work):
     """All of column j of Q, indexed by sample: the slot itself at full length, else ``c.full``
     (overwritten by the next call) from the slot and the samples outside it."""
     L, n = c.state[LENGTH], order.shape[0]
-    col = _get(c, kr, y, j, order, L, work)
+    col = _get(c, kr, kr.threads, y, j, order, L, work)
     if L == n:  # pos[k] = k
         return col
     for t in range(L):
