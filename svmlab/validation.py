@@ -61,10 +61,12 @@ def _numbers_from_objects(arr, name):
 
 def _check_finite(values, name):
     """Refuse NaN and infinity in the 1-D ``values``; returns whether their sum of squares is
-    finite. One pass (a BLAS dot) proves both every entry finite and every |x_i|^2 finite; only
-    when it overflows (NaN, infinity, or legitimately huge entries) is each entry checked."""
+    finite. One pass proves both every entry finite and every |x_i|^2 finite; only when it
+    overflows (NaN, infinity, or legitimately huge entries) is each entry checked. The pass is
+    numpy's einsum, not a BLAS dot: OpenBLAS runs a long dot on its own threads, which then spin on
+    the other cores for a while and slow a fit that computes on them (``n_jobs``)."""
     with np.errstate(over="ignore", invalid="ignore"):
-        squares = np.dot(values, values)
+        squares = np.einsum("i,i->", values, values)
     if np.isfinite(squares):
         return True
     if not np.isfinite(values).all():
