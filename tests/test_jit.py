@@ -65,7 +65,8 @@ def test_every_kernel_compiles_through_svmlab_jit():
         if path.name == "jit.py":
             continue
         for node in ast.walk(ast.parse(path.read_text())):
-            if isinstance(node, ast.ImportFrom) and node.module == "numba" and any(a.name == "njit" for a in node.names):
+            imports_njit = isinstance(node, ast.ImportFrom) and any(a.name == "njit" for a in node.names)
+            if imports_njit and node.module == "numba":
                 offenders.append(str(path.relative_to(PACKAGE)))
             if isinstance(node, ast.Attribute) and node.attr == "njit" and getattr(node.value, "id", "") == "numba":
                 offenders.append(str(path.relative_to(PACKAGE)))

@@ -87,4 +87,3 @@ def test_four_row_dots_are_row_dot_bit_for_bit():
         for ks in (np.arange(4), np.array([59, 3, 17, 40]), np.array([5, 5, 0, 5])):
             one, four = _dots(data, ks, w)
             assert np.array_equal(one, four)
-
