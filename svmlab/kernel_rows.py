@@ -19,7 +19,7 @@ from llvmlite import ir
 from numba import prange, types
 from numba.extending import intrinsic
 
-from .jit import inner, njit
+from .jit import REFCOUNTS, inner, njit
 from .kernels import sqnorms
 from .rows import as_rows, four_row_dots, n_cols, row_axpy, row_dot
 from .threads import best_time, min_part, part, worth_splitting
@@ -174,16 +174,23 @@ def _column(kr, threads, j, index, start, stop, work, out):
     if threads is None:
         column_part(kr, j, index, start, stop, work, out)
     elif worth_splitting(stop - start, threads, kr.min_split):
-        _split_column(kr, j, index, start, stop, work, out)
+        _split_column(kr, kr.X, j, index, start, stop, work, out)
     else:
         column_part(kr, j, index, start, stop, work, out)
 
 
-@inner(parallel=True)
-def _split_column(kr, j, index, start, stop, work, out):
-    """:func:`column_part` on kr.threads contiguous parts of [start, stop), in parallel."""
-    for c in prange(kr.threads):
-        thread_part(kr, j, index, start, stop, work, c, out)
+@inner(parallel=True, **REFCOUNTS)
+def _split_column(kr, X, j, index, start, stop, work, out):
+    """:func:`column_part` on kr.threads contiguous parts of [start, stop), in parallel; X is kr.X.
+
+    numba's parallel loops take no tuple inside a tuple, which kr is when X is a CSR matrix
+    ("scalar type CSR(...) given for non scalar argument"), nor a tuple made in the function: so X
+    comes as an argument of its own, and the loop's body makes kr again from it and kr's other
+    fields. :func:`svmlab.solvers.kernel_cache._split_fill` does the same."""
+    code, gamma, degree, coef0, sqnorm, threads, min_split = kr[1:]
+    for c in prange(threads):
+        part_kr = KernelRows(X, code, gamma, degree, coef0, sqnorm, threads, min_split)
+        thread_part(part_kr, j, index, start, stop, work, c, out)
 
 
 @njit(cache=True, inline="always")

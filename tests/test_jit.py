@@ -1,14 +1,24 @@
-"""svmlab/jit.py's rule: a kernel compiled without a Python entry point (``@inner``) is called only
-by compiled code. A call from Python would crash the interpreter instead of raising, so this
-test reads the sources: no Python-level code of svmlab may name an ``@inner`` kernel."""
+"""svmlab/jit.py's rules. A kernel compiled without a Python entry point (``@inner``) is called only
+by compiled code: a call from Python would crash the interpreter instead of raising, so a test
+reads the sources and finds no Python-level code of svmlab naming an ``@inner`` kernel. The
+kernels compiled without reference counting, and the functions under them, free what they
+allocate and return no arrays."""
 
 import ast
+import gc
+import importlib
 import pathlib
 
+from numba.core import types
+from numba.core.registry import CPUDispatcher as Dispatcher
+from numba.core.runtime import _nrt_python, rtsys
+from scipy import sparse
+
 import svmlab
+from svmlab import datasets
 
 PACKAGE = pathlib.Path(svmlab.__file__).parent
-COMPILED = {"njit", "inner", "overload", "intrinsic"}  # decorators whose functions numba compiles
+COMPILED = {"njit", "inner", "without_refcounts", "overload", "intrinsic"}  # decorators whose functions numba compiles
 
 
 def _decorator_names(node):
@@ -71,3 +81,59 @@ def test_every_kernel_compiles_through_svmlab_jit():
             if isinstance(node, ast.Attribute) and node.attr == "njit" and getattr(node.value, "id", "") == "numba":
                 offenders.append(str(path.relative_to(PACKAGE)))
     assert not offenders, f"modules compiling with numba's njit instead of svmlab.jit.njit: {offenders}"
+
+
+def _fits():
+    """Fits of the two kernel solvers compiled without reference counting, on every path: SMO and
+    kernel DCD, epsilon-SVR, dense and sparse, one and two threads, a trace, a warm start."""
+    X, y = datasets.make_toy(400, random_state=0)
+    fits = []
+    for data in (X, sparse.csr_matrix(X)):
+        fits += [lambda d=data: svmlab.KernelSVM(solver="smo", max_iter=20, cache_size=0.5).fit(d, y),
+                 lambda d=data: svmlab.KernelSVM(solver="smo", max_iter=20, trace=True, n_jobs=2).fit(d, y),
+                 lambda d=data: svmlab.KernelSVM(solver="dcd", fit_intercept=False, max_iter=5, cache_size=0.5,
+                                                 trace=True).fit(d, y),
+                 lambda d=data: svmlab.KernelSVR(max_iter=20, cache_size=0.5).fit(d, X[:, 0]),
+                 lambda d=data: svmlab.KernelSVR(max_iter=20, trace=True).fit(d, X[:, 0])]
+    warm = svmlab.KernelSVM(solver="smo", max_iter=20, warm_start=True)
+    fits.append(lambda: warm.set_params(C=warm.C * 2).fit(X, y))
+    return fits
+
+
+def _holds_array(t):
+    return isinstance(t, types.Array) or (isinstance(t, types.BaseTuple) and any(map(_holds_array, t.types)))
+
+
+def test_kernel_solvers_without_refcounts_release_every_array():
+    """jit.py's rule for the kernels compiled without reference counting: what they and the
+    functions under them allocate is freed (numba's own allocation counts balance over repeated
+    fits), and no function of svmlab compiled without counting returns an array, even in a
+    tuple (its caller, with counting, would release a reference it was never given)."""
+    fits = _fits()
+    _nrt_python.memsys_enable_stats()
+    try:
+        for fit in fits:  # compiled, and the model's arrays made, before counting
+            fit()
+        gc.collect()
+        before = rtsys.get_allocation_stats()
+        for fit in fits:
+            fit()
+        gc.collect()
+        after = rtsys.get_allocation_stats()
+    finally:
+        _nrt_python.memsys_disable_stats()
+    assert after.alloc > before.alloc  # the two-thread and trace paths allocate: the counts move
+    assert after.alloc - after.free == before.alloc - before.free
+    assert after.mi_alloc - after.mi_free == before.mi_alloc - before.mi_free
+    uncounted = [(name, d) for module in _svmlab_modules() for name, d in vars(module).items()
+                 if isinstance(d, Dispatcher) and d.py_func.__module__ == module.__name__]
+    returned = [f"{name}: {cres.signature.return_type}" for name, d in uncounted for cres in d.overloads.values()
+                if not cres.target_context.enable_nrt and _holds_array(cres.signature.return_type)]
+    assert any(not c.target_context.enable_nrt for _, d in uncounted for c in d.overloads.values())
+    assert not returned, f"compiled without reference counting, yet returning arrays: {returned}"
+
+
+def _svmlab_modules():
+    return [importlib.import_module(f"svmlab.{path.relative_to(PACKAGE).with_suffix('').as_posix().replace('/', '.')}")
+            for path in PACKAGE.rglob("*.py") if path.name != "__init__.py" and "exercises" not in path.parts
+            and "distributed" not in path.parts]

@@ -171,11 +171,12 @@ def test_shortened_cache_slots_keep_every_entry():
     assert sorted(cache.pos[order[:active]]) == list(range(active)) and np.all(cache.pos[order[active:]] == -1)
     hits = cache.state[kernel_cache.HITS]
     for j in order[:6]:  # still cached: no kernel evaluation
-        col = kernel_cache.get_column(cache, kr, y, j, order, active, work)
+        col = kernel_cache.slot_view(cache, kernel_cache.get_column(cache, kr, y, j, order, active, work))
         np.testing.assert_array_equal(col[cache.pos[order[:active]]], Q[order[:active], j])
     assert cache.state[kernel_cache.HITS] == hits + 6
     for j in order[:30]:  # more columns than the old slots held, each full one exact
-        np.testing.assert_array_equal(kernel_cache.get_full_column(cache, kr, y, j, order, work), Q[:, j])
+        full = kernel_cache.full_view(cache, kernel_cache.get_full_column(cache, kr, y, j, order, work))
+        np.testing.assert_array_equal(full, Q[:, j])
     kernel_cache.new_generation(cache)  # every sample gets its place back
     assert cache.state[kernel_cache.LENGTH] == n and np.array_equal(cache.pos, np.arange(n))
 

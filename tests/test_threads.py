@@ -2,6 +2,7 @@
 
 import numpy as np
 import pytest
+from scipy import sparse
 
 import svmlab
 from svmlab import threads
@@ -44,6 +45,20 @@ def test_svr_threads_give_the_same_model(monkeypatch):
     one = svmlab.KernelSVR(C=5.0, epsilon=0.05).fit(X, z)
     two = svmlab.KernelSVR(C=5.0, epsilon=0.05, n_jobs=-1).fit(X, z)
     assert np.array_equal(one.alpha_, two.alpha_) and one.intercept_[0] == two.intercept_[0]
+
+
+@pytest.mark.parametrize("solver", ["smo", "dcd"])
+def test_sparse_data_on_two_threads(solver, monkeypatch):
+    """CSR data on two threads: the same model as on one (numba's parallel loops take no CSR
+    matrix inside the kernel's tuple, so kernel_rows passes it apart)."""
+    monkeypatch.setattr(threads, "SPLIT_PAYS", 0)
+    X, y = _data(800)
+    X[np.abs(X) < 0.8] = 0.0
+    options = dict(solver=solver, C=10.0, fit_intercept=solver == "smo", random_state=0, cache_size=0.5)
+    one = svmlab.KernelSVM(**options).fit(sparse.csr_matrix(X), y)
+    two = svmlab.KernelSVM(**options, n_jobs=2).fit(sparse.csr_matrix(X), y)
+    assert np.array_equal(one.alpha_, two.alpha_) and one.intercept_[0] == two.intercept_[0]
+    assert one.n_iter_ == two.n_iter_
 
 
 def test_n_jobs_follows_scikit_learn():

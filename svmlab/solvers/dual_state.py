@@ -20,7 +20,7 @@ import numpy as np
 from .. import objective as obj
 from .. import regression as reg
 from .. import trace
-from ..jit import inner, njit
+from ..jit import REFCOUNTS, inner, njit
 from ..kernel_rows import column, work_vector
 from ..rows import dot
 from .kernel_cache import HITS, MISSES, opened
@@ -195,7 +195,7 @@ def row_due(buf, t, done, sc):
     return t % (buf.every * sc.stride[0]) == 0
 
 
-@inner
+@inner(**REFCOUNTS)  # allocates the row's vectors
 def record_row(buf, t, done, st, prob, n_active, sc):
     """The trace row of step t: of epsilon-SVR when ``prob`` has targets z, else of classification.
     A solver calls it (and :func:`row_due`) under ``buf is not None``: without a trace (``buf``

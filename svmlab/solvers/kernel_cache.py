@@ -39,8 +39,8 @@ import numpy as np
 from numba import prange, types
 from numba.extending import overload
 
-from ..jit import OVERLOAD_OPTIONS, inner, njit
-from ..kernel_rows import column, column_part, thread_part
+from ..jit import OVERLOAD_OPTIONS, REFCOUNTS, inner, njit
+from ..kernel_rows import KernelRows, column, column_part, thread_part
 from ..threads import worth_splitting
 
 MB = 2 ** 20
@@ -58,7 +58,8 @@ sentinel n (next[n] is the most recently used); state: int64 [hits, misses, slot
 generation, kernel evaluations, slot length L, slots the pool holds]; scratch: a float64
 column, where kernel values are computed before they are stored; full: a column of the
 pool's type indexed by sample, where full columns are assembled from shortened slots; places:
-int64 scratch of n entries for :func:`fit_to_active`."""
+int64 scratch of n entries for :func:`fit_to_active`, and before it for the solver's shrinking
+(``smo._shrink``)."""
 
 
 def layout(cache_size, n):
@@ -163,12 +164,14 @@ def _fill(c, col, kr, y, j, order, start, stop, work):
     _store(c, col, y, j, order, start, stop)
 
 
-@inner(parallel=True)
-def _split_fill(c, col, kr, y, j, order, start, stop, work):
+@inner(parallel=True, **REFCOUNTS)
+def _split_fill(c, col, kr, X, y, j, order, start, stop, work):
     """:func:`_fill` in kr.threads parts (as :func:`svmlab.kernel_rows.column` cuts a column),
-    each computed and stored by its own thread."""
-    for p in prange(kr.threads):
-        lo, hi = thread_part(kr, j, order, start, stop, work, p, c.scratch)
+    each computed and stored by its own thread; X is kr.X (see ``kernel_rows._split_column``)."""
+    code, gamma, degree, coef0, sqnorm, threads, min_split = kr[1:]
+    for p in prange(threads):
+        part_kr = KernelRows(X, code, gamma, degree, coef0, sqnorm, threads, min_split)
+        lo, hi = thread_part(part_kr, j, order, start, stop, work, p, c.scratch)
         _store(c, col, y, j, order, lo, hi)
 
 
@@ -182,8 +185,9 @@ def _store(c, col, y, j, order, start, stop):
 
 @inner
 def _get(c, kr, threads, y, j, order, need, work):
-    """The slot of column j, valid on order[:need] (need <= the slot length); its missing entries
-    computed by ``threads`` threads (kr.threads: compiled for None without parallel code)."""
+    """The start in the pool of column j's slot, valid on order[:need] (need <= the slot length);
+    its missing entries computed by ``threads`` threads (kr.threads: compiled for None without
+    parallel code)."""
     s = c.slot_of[j]
     n = order.shape[0]
     if s >= 0:
@@ -191,7 +195,7 @@ def _get(c, kr, threads, y, j, order, need, work):
         _push_front(c, s)
         if c.cover[s] == n or (c.gen[s] == c.state[GENERATION] and c.cover[s] >= need):
             c.state[HITS] += 1
-            return _slot(c, s)
+            return s * c.state[LENGTH]
         start = c.cover[s] if c.gen[s] == c.state[GENERATION] else 0
     else:
         s = _slot_for(c, j)
@@ -199,18 +203,19 @@ def _get(c, kr, threads, y, j, order, need, work):
     c.state[MISSES] += 1
     col = _slot(c, s)
     if threads is not None and worth_splitting(need - start, threads, kr.min_split):
-        _split_fill(c, col, kr, y, j, order, start, need, work)
+        _split_fill(c, col, kr, kr.X, y, j, order, start, need, work)
     else:
         _fill(c, col, kr, y, j, order, start, need, work)
     c.state[EVALUATIONS] += need - start
     c.cover[s] = need
     c.gen[s] = c.state[GENERATION]
-    return col
+    return s * c.state[LENGTH]
 
 
 @njit(cache=True, inline="always")
 def get_column(c, kr, y, j, order, active_size, work):
-    """Column j of Q, valid on ``order[:active_size]``; entry k is at ``c.pos[k]``."""
+    """Column j of Q, valid on ``order[:active_size]``, as its start in the pool
+    (:func:`slot_view`); entry k is at ``c.pos[k]``."""
     if active_size > c.state[LENGTH]:  # every sample is back (the final check): full-length slots
         _full_length(c)
     return _get(c, kr, kr.threads, y, j, order, active_size, work)
@@ -218,12 +223,14 @@ def get_column(c, kr, y, j, order, active_size, work):
 
 @njit(cache=True, inline="always")
 def get_full_column(c, kr, y, j, order, work):
-    """All of column j of Q, indexed by sample: the slot itself at full length, else ``c.full``
-    (overwritten by the next call) from the slot and the samples outside it."""
+    """All of column j of Q, indexed by sample, as :func:`full_view` reads it: the slot itself at
+    full length (its start in the pool), else ``c.full`` (-1; overwritten by the next call) from the
+    slot and the samples outside it."""
     L, n = c.state[LENGTH], order.shape[0]
-    col = _get(c, kr, kr.threads, y, j, order, L, work)
+    start = _get(c, kr, kr.threads, y, j, order, L, work)
     if L == n:  # pos[k] = k
-        return col
+        return start
+    col = c.pool[start:start + L]
     for t in range(L):
         k = order[t]
         c.full[k] = col[c.pos[k]]
@@ -232,7 +239,24 @@ def get_full_column(c, kr, y, j, order, work):
         k = order[t]
         c.full[k] = c.scratch[t] * y[k] * y[j]
     c.state[EVALUATIONS] += n - L
-    return c.full
+    return -1
+
+
+@njit(cache=True, inline="always")
+def slot_view(c, start):
+    """The column at ``start`` in the pool (:func:`get_column`). The compiled functions of the cache
+    and of the Q-matrix return starts, not views: the solvers compile without numba's reference
+    counting (see :mod:`svmlab.jit`), where a compiled function may not return a new array."""
+    return c.pool[start:start + c.state[LENGTH]]
+
+
+@njit(cache=True, inline="always")
+def full_view(c, start):
+    """The full column that :func:`get_full_column` returned as ``start``: a slot of full length,
+    or ``c.full`` (start -1)."""
+    if start < 0:
+        return c.full
+    return c.pool[start:start + c.pos.shape[0]]
 
 
 @njit(cache=True, inline="always")

@@ -31,7 +31,7 @@ import numpy as np
 
 from .. import objective as obj
 from .. import trace
-from ..jit import njit
+from ..jit import njit, without_refcounts
 from ..kernel_rows import prepare
 from . import NO_BIAS, SolverResult, qmatrix
 from .coordinate import clipped_step, shuffle
@@ -102,7 +102,7 @@ def _step(st, Q, i, active_size, work):
         update_gradient_bar(st, Q, i, work)
 
 
-@njit(cache=True)
+@without_refcounts
 def _advance(prob, rule, st, loop, bounds, buf, sc, alpha0, budget):
     """At most ``budget`` epochs, after the run's start and its record of epoch 0 in its first slice
     (``budget`` 0 for the start alone); returns (epochs run, finished)."""

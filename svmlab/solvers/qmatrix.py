@@ -40,7 +40,7 @@ from numba.extending import overload
 from ..jit import OVERLOAD_OPTIONS, inner, njit
 from ..kernel_rows import sample, value
 from .kernel_cache import (EVALUATIONS, GENERATION, HITS, LENGTH, MISSES, SLOTS, Cache, entry, fit_to_active,
-                           get_column, get_full_column, new_generation)
+                           full_view, get_column, get_full_column, new_generation, slot_view)
 
 QMatrix = namedtuple("QMatrix", "cache kr s")
 QMatrix.__doc__ = """Q_jk = s_j s_k K(x_(j mod n), x_(k mod n)): the cache, the kernel rows, the signs s."""
@@ -82,8 +82,9 @@ def regression(cache, kr):
     state = np.zeros(cache.state.shape[0], dtype=np.int64)
     state[LENGTH] = m
     state[SLOTS] = m  # kernel_cache.should_fit is never true: the solver's fit_to_active does nothing
+    # places: the solver's scratch of m entries (smo._shrink), which the view's own fit_to_active never uses
     view = Cache(np.zeros(2 * m, dtype=cache.pool.dtype), np.arange(m), one, one, one, one, one, one, state,
-                 np.empty(0), np.empty(m, dtype=cache.pool.dtype), one)
+                 np.empty(0), np.empty(m, dtype=cache.pool.dtype), np.empty(m, dtype=np.int64))
     book = np.zeros(BOOK, dtype=np.int64)
     book[SYNC_ACTIVE], book[N_ACTIVE] = m, n
     book[COL:COL + 2] = -1
@@ -95,13 +96,13 @@ def regression(cache, kr):
 @njit(cache=True, inline="always")
 def q_column(Q, j, order, active_size, work):
     """Column j of Q, valid on ``order[:active_size]``; entry k is at ``Q.cache.pos[k]``."""
-    return _column(Q, j, order, active_size, work)
+    return slot_view(Q.cache, _column(Q, j, order, active_size, work))
 
 
 @njit(cache=True, inline="always")
 def q_full_column(Q, j, order, work):
     """All of column j of Q, indexed by variable."""
-    return _full_column(Q, j, order, work)
+    return full_view(Q.cache, _full_column(Q, j, order, work))
 
 
 @njit(cache=True, inline="always")
@@ -156,7 +157,7 @@ def _sync(Q, order, active_size):
     for t in range(active_size):
         mark[sample(order[t], n)] = stamp
     kept = np.int64(0)  # not 0: a literal counter passed on compiles the callee twice
-    rest = np.empty(n, dtype=np.int64)
+    rest = Q.kernel.places  # the kernel cache's scratch, free until fit_to_active below
     n_rest = 0
     for t in range(n):
         k = sorder[t]
@@ -206,9 +207,9 @@ def _regression_column(Q, j, order, active_size, work):
             book[LAST] = b
             book[BUFFER_HITS] += 1
             view.state[HITS] += 1
-            return view.pool[b * m:(b + 1) * m]
+            return b * m
     b = 1 - book[LAST]
-    col = get_column(Q.kernel, Q.kr, Q.ones, sample(j, n), Q.sorder, book[N_ACTIVE], work)
+    col = slot_view(Q.kernel, get_column(Q.kernel, Q.kr, Q.ones, sample(j, n), Q.sorder, book[N_ACTIVE], work))
     buf = view.pool[b * m:(b + 1) * m]
     if Q.kernel.state[LENGTH] == n:  # full-length kernel slots: no pos lookups
         _expand(buf, col, None, order, active_size, Q.s[j], n)
@@ -216,16 +217,16 @@ def _regression_column(Q, j, order, active_size, work):
         _expand(buf, col, Q.kernel.pos, order, active_size, Q.s[j], n)
     book[COL + b], book[GEN + b], book[COVER + b], book[LAST] = j, gen, active_size, b
     _mirror(Q)
-    return buf
+    return b * m
 
 
 @inner
 def _regression_full_column(Q, j, work):
     n = Q.sorder.shape[0]
-    col = get_full_column(Q.kernel, Q.kr, Q.ones, sample(j, n), Q.sorder, work)
+    col = full_view(Q.kernel, get_full_column(Q.kernel, Q.kr, Q.ones, sample(j, n), Q.sorder, work))
     full, sj = Q.cache.full, Q.s[j]
     for k in range(n):
         full[k] = col[k] * sj
         full[k + n] = col[k] * -sj
     _mirror(Q)
-    return full
+    return -1

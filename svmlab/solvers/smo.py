@@ -66,7 +66,7 @@ from numba import prange
 
 from .. import objective as obj
 from .. import trace
-from ..jit import inner, njit
+from ..jit import REFCOUNTS, inner, njit, without_refcounts
 from ..kernel_rows import prepare
 from ..threads import best_time, min_part, part, worth_splitting
 from . import FREE_BIAS, SELECTIONS, SolverResult, qmatrix, slices
@@ -194,7 +194,7 @@ def _loop_split(st, Q):
     return min_part(best_time(lambda: _max_up(st, Q.s, 0, m)) / m, Q.kr.threads)
 
 
-@njit(cache=True)
+@without_refcounts
 def _advance(prob, rule, st, loop, buf, pairs, sc, alpha0, budget):
     """At most ``budget`` pair updates, after the run's start in its first slice (``budget`` 0 for
     the start alone); returns (updates run, finished)."""
@@ -218,12 +218,14 @@ def _advance(prob, rule, st, loop, buf, pairs, sc, alpha0, budget):
                 if rule.shrinking:
                     active_size, unshrunk = _shrink(st, Q, active_size, unshrunk, rule.tol, sc.work)
                     up, i = _max_up(st, Q.s, 0, active_size)
-            i, j = _select(rule, st, Q, active_size, up, i, sc.work)
-            if i < 0 and active_size < n:  # the shrunk problem is solved: check the whole one
+            for _ in range(2):  # a loop: one copy of the inlined _select
+                i, j = _select(rule, st, Q, active_size, up, i, sc.work)
+                if i >= 0 or active_size == n:
+                    break
+                # the shrunk problem is solved: check the whole one
                 _reconstruct(st, Q, active_size, sc.work)
                 active_size = n
                 up, i = _max_up(st, Q.s, 0, active_size)
-                i, j = _select(rule, st, Q, active_size, up, i, sc.work)
                 counter = 1
         else:
             i = -1
@@ -310,7 +312,7 @@ def _search_low(rule, st, y, active_size, i, up, Qi, pos, threads):
     return j, low
 
 
-@inner(parallel=True)
+@inner(parallel=True, **REFCOUNTS)
 def _split_second(rule, st, y, active_size, i, up, Qi, pos, T):
     """:func:`_second` in T parts. Within a part the last of equal minima wins, so the last part
     that holds the least gain (max_violating: the least s) gives the j of one pass."""
@@ -426,7 +428,7 @@ def _add_columns(st, y, active_size, Qi, Qj, di, dj, pos, threads, split):
     return _add_part(st, y, 0, active_size, Qi, Qj, di, dj, pos)
 
 
-@inner(parallel=True)
+@inner(parallel=True, **REFCOUNTS)
 def _split_add(st, y, active_size, Qi, Qj, di, dj, pos, T):
     ups, found = np.empty(T), np.empty(T, dtype=np.int64)
     for c in prange(T):
@@ -469,7 +471,7 @@ def _shrink(st, Q, active_size, unshrunk, tol, work):
         for k in range(n):  # ascending: the loops over the active set then read memory in order
             order[k] = k
     kept = np.int64(0)  # not 0: a literal counter passed on compiles the callee twice
-    dropped = np.empty(active_size, dtype=np.int64)
+    dropped = cache.places  # the cache's scratch, free until fit_to_active below
     n_dropped = 0
     for r in range(active_size):  # a stable partition: the active set stays ascending
         k = order[r]
