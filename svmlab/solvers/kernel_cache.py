@@ -47,19 +47,24 @@ MB = 2 ** 20
 HITS, MISSES, USED, GENERATION, EVALUATIONS, LENGTH, SLOTS = range(7)
 SHRUNK_ENOUGH = 0.75  # fit_to_active lays the pool out again below this fraction of the slot length
 
-Cache = namedtuple("Cache", "pool pos slot_of col_of cover gen prev next state scratch full places")
+SLOT_OF, COL_OF, COVER, GEN, PREV, NEXT, PLACES = range(7)  # the rows of Cache.book
+
+Cache = namedtuple("Cache", "pool pos book state scratch full")
 Cache.__doc__ = """The column pool and its bookkeeping.
 
 pool: the columns, slot s at pool[s L : (s + 1) L] with L = state[LENGTH], float64 or float32
-(see :func:`layout`); pos[k]: the place of sample k in every column, or -1; slot_of[j]: slot
-of column j or -1; col_of[s]: column in slot s; cover[s]: its coverage; gen[s]: the
-generation it was computed in; prev/next: the LRU list over slots, a ring through the
-sentinel n (next[n] is the most recently used); state: int64 [hits, misses, slots in use,
-generation, kernel evaluations, slot length L, slots the pool holds]; scratch: a float64
-column, where kernel values are computed before they are stored; full: a column of the
-pool's type indexed by sample, where full columns are assembled from shortened slots; places:
-int64 scratch of n entries for :func:`fit_to_active`, and before it for the solver's shrinking
-(``smo._shrink``)."""
+(see :func:`layout`); pos[k]: the place of sample k in every column, or -1; book: int64, 7 rows
+of n + 1 entries: book[SLOT_OF, j] the slot of column j or -1, book[COL_OF, s] the column in slot
+s, book[COVER, s] its coverage, book[GEN, s] the generation it was computed in, book[PREV] and
+book[NEXT] the LRU list over slots, a ring through the sentinel n (book[NEXT, n] is the most
+recently used), and book[PLACES] scratch for :func:`fit_to_active` (and before it for the
+solver's shrinking, ``smo._shrink``); state: int64 [hits, misses, slots in use, generation,
+kernel evaluations, slot length L, slots the pool holds]; scratch: a float64 column, where
+kernel values are computed before they are stored; full: a column of the pool's type indexed by
+sample, where full columns are assembled from shortened slots.
+
+The bookkeeping is one array, not seven: every compiled function that takes the cache takes
+each of its arrays apart (seven more arrays made SMO's first fit compile 0.4 s longer)."""
 
 
 def layout(cache_size, n):
@@ -82,13 +87,19 @@ def new_cache(n, cache_size, pool=None):
     entries = min(n * n, max(slots * n, int(cache_size * MB) // np.dtype(dtype).itemsize))
     if pool is None or pool.dtype != dtype or not entries <= pool.shape[0] <= 2 * entries:
         pool = np.empty(entries, dtype=dtype)
-    c = Cache(pool[:entries], np.arange(n), np.full(n, -1, dtype=np.int64),
-              np.full(n, -1, dtype=np.int64), np.zeros(n, dtype=np.int64), np.zeros(n, dtype=np.int64),
-              np.full(n + 1, n, dtype=np.int64), np.full(n + 1, n, dtype=np.int64), np.zeros(7, dtype=np.int64),
-              np.empty(n), np.empty(n, dtype=dtype), np.empty(n, dtype=np.int64))
+    c = Cache(pool[:entries], np.arange(n), new_book(n), np.zeros(7, dtype=np.int64), np.empty(n),
+              np.empty(n, dtype=dtype))
     c.state[LENGTH] = n
     c.state[SLOTS] = slots
     return c
+
+
+def new_book(n):
+    """Cache.book for n columns: no column in a slot, every slot empty, the LRU ring empty."""
+    book = np.zeros((PLACES + 1, n + 1), dtype=np.int64)
+    book[[SLOT_OF, COL_OF]] = -1
+    book[[PREV, NEXT]] = n
+    return book
 
 
 @contextmanager
@@ -120,17 +131,19 @@ def _entry(col, pos, k):
 
 @njit(cache=True, inline="always")
 def _unlink(c, s):
-    c.next[c.prev[s]] = c.next[s]
-    c.prev[c.next[s]] = c.prev[s]
+    prev, nxt = c.book[PREV], c.book[NEXT]
+    nxt[prev[s]] = nxt[s]
+    prev[nxt[s]] = prev[s]
 
 
 @njit(cache=True, inline="always")
 def _push_front(c, s):
-    head = c.prev.shape[0] - 1
-    c.next[s] = c.next[head]
-    c.prev[s] = head
-    c.prev[c.next[head]] = s
-    c.next[head] = s
+    prev, nxt = c.book[PREV], c.book[NEXT]
+    head = prev.shape[0] - 1
+    nxt[s] = nxt[head]
+    prev[s] = head
+    prev[nxt[head]] = s
+    nxt[head] = s
 
 
 @njit(cache=True, inline="always")
@@ -141,11 +154,11 @@ def _slot_for(c, j):
         s = used
         c.state[USED] = used + 1
     else:
-        s = c.prev[c.prev.shape[0] - 1]
+        s = c.book[PREV, c.book.shape[1] - 1]
         _unlink(c, s)
-        c.slot_of[c.col_of[s]] = -1
-    c.col_of[s] = j
-    c.slot_of[j] = s
+        c.book[SLOT_OF, c.book[COL_OF, s]] = -1
+    c.book[COL_OF, s] = j
+    c.book[SLOT_OF, j] = s
     _push_front(c, s)
     return s
 
@@ -188,15 +201,16 @@ def _get(c, kr, threads, y, j, order, need, work):
     """The start in the pool of column j's slot, valid on order[:need] (need <= the slot length);
     its missing entries computed by ``threads`` threads (kr.threads: compiled for None without
     parallel code)."""
-    s = c.slot_of[j]
+    cover, gen = c.book[COVER], c.book[GEN]
+    s = c.book[SLOT_OF, j]
     n = order.shape[0]
     if s >= 0:
         _unlink(c, s)
         _push_front(c, s)
-        if c.cover[s] == n or (c.gen[s] == c.state[GENERATION] and c.cover[s] >= need):
+        if cover[s] == n or (gen[s] == c.state[GENERATION] and cover[s] >= need):
             c.state[HITS] += 1
             return s * c.state[LENGTH]
-        start = c.cover[s] if c.gen[s] == c.state[GENERATION] else 0
+        start = cover[s] if gen[s] == c.state[GENERATION] else 0
     else:
         s = _slot_for(c, j)
         start = 0
@@ -207,8 +221,8 @@ def _get(c, kr, threads, y, j, order, need, work):
     else:
         _fill(c, col, kr, y, j, order, start, need, work)
     c.state[EVALUATIONS] += need - start
-    c.cover[s] = need
-    c.gen[s] = c.state[GENERATION]
+    cover[s] = need
+    gen[s] = c.state[GENERATION]
     return s * c.state[LENGTH]
 
 
@@ -277,9 +291,9 @@ def fit_to_active(c, order, active_size):
     if not should_fit(c, active_size):
         return
     n, L, used = order.shape[0], c.state[LENGTH], c.state[USED]
-    # the sample at each place, or -1 where it is not active (in c.places: an array made here
+    # the sample at each place, or -1 where it is not active (in book[PLACES]: an array made here
     # would compile numba's allocator into the kernel)
-    old = c.places
+    old, cover, gen = c.book[PLACES], c.book[COVER], c.book[GEN]
     for t in range(L):
         old[c.pos[order[t]]] = -1
     for t in range(active_size):
@@ -298,10 +312,10 @@ def fit_to_active(c, order, active_size):
     for s in range(used):
         for r in range(active_size):
             c.pool[s * active_size + r] = c.pool[s * L + old[r]]
-        if c.cover[s] != n and c.gen[s] != c.state[GENERATION]:
-            c.cover[s] = 0  # stale: recomputed from scratch when asked for
-        c.cover[s] = min(c.cover[s], active_size)
-        c.gen[s] = c.state[GENERATION]
+        if cover[s] != n and gen[s] != c.state[GENERATION]:
+            cover[s] = 0  # stale: recomputed from scratch when asked for
+        cover[s] = min(cover[s], active_size)
+        gen[s] = c.state[GENERATION]
     c.state[LENGTH] = active_size
     c.state[SLOTS] = min(n, c.pool.shape[0] // active_size)
 
@@ -312,9 +326,9 @@ def _full_length(c):
     n = c.pos.shape[0]
     for k in range(n):
         c.pos[k] = k
-        c.slot_of[k] = -1
+        c.book[SLOT_OF, k] = -1
     for s in range(n + 1):
-        c.prev[s] = c.next[s] = n
+        c.book[PREV, s] = c.book[NEXT, s] = n
     c.state[USED] = 0
     c.state[LENGTH] = n
     c.state[SLOTS] = min(n, c.pool.shape[0] // n)

@@ -39,8 +39,9 @@ from numba.extending import overload
 
 from ..jit import OVERLOAD_OPTIONS, inner, njit
 from ..kernel_rows import sample, value
-from .kernel_cache import (EVALUATIONS, GENERATION, HITS, LENGTH, MISSES, SLOTS, Cache, entry, fit_to_active,
-                           full_view, get_column, get_full_column, new_generation, slot_view)
+from .kernel_cache import (EVALUATIONS, GENERATION, HITS, LENGTH, MISSES, PLACES, SLOTS, Cache, entry,
+                           fit_to_active, full_view, get_column, get_full_column, new_book, new_generation,
+                           slot_view)
 
 QMatrix = namedtuple("QMatrix", "cache kr s")
 QMatrix.__doc__ = """Q_jk = s_j s_k K(x_(j mod n), x_(k mod n)): the cache, the kernel rows, the signs s."""
@@ -78,13 +79,12 @@ def regression(cache, kr):
         raise ValueError(f"the regression Q-matrix caches kernel columns of length n = {n}; "
                          f"got a cache for length {cache.pos.shape[0]}")
     m = 2 * n
-    one = np.zeros(1, dtype=np.int64)
     state = np.zeros(cache.state.shape[0], dtype=np.int64)
     state[LENGTH] = m
     state[SLOTS] = m  # kernel_cache.should_fit is never true: the solver's fit_to_active does nothing
-    # places: the solver's scratch of m entries (smo._shrink), which the view's own fit_to_active never uses
-    view = Cache(np.zeros(2 * m, dtype=cache.pool.dtype), np.arange(m), one, one, one, one, one, one, state,
-                 np.empty(0), np.empty(m, dtype=cache.pool.dtype), np.empty(m, dtype=np.int64))
+    # its book is only the solver's scratch of m entries (book[PLACES], smo._shrink): the view has no LRU
+    view = Cache(np.zeros(2 * m, dtype=cache.pool.dtype), np.arange(m), new_book(m), state, np.empty(0),
+                 np.empty(m, dtype=cache.pool.dtype))
     book = np.zeros(BOOK, dtype=np.int64)
     book[SYNC_ACTIVE], book[N_ACTIVE] = m, n
     book[COL:COL + 2] = -1
@@ -96,13 +96,13 @@ def regression(cache, kr):
 @njit(cache=True, inline="always")
 def q_column(Q, j, order, active_size, work):
     """Column j of Q, valid on ``order[:active_size]``; entry k is at ``Q.cache.pos[k]``."""
-    return slot_view(Q.cache, _column(Q, j, order, active_size, work))
+    return slot_view(Q.cache, _column(Q, j, order, active_size, work, False))
 
 
 @njit(cache=True, inline="always")
 def q_full_column(Q, j, order, work):
     """All of column j of Q, indexed by variable."""
-    return full_view(Q.cache, _full_column(Q, j, order, work))
+    return full_view(Q.cache, _column(Q, j, order, order.shape[0], work, True))
 
 
 @njit(cache=True, inline="always")
@@ -113,26 +113,28 @@ def q_diag(Q, j):
     return value(Q.kr, Q.kr.sqnorm[i], i, i)
 
 
-def _column(Q, j, order, active_size, work):
-    raise NotImplementedError  # pragma: no cover - replaced by the overload in numba
-
-
-def _full_column(Q, j, order, work):
+def _column(Q, j, order, active_size, work, full):
     raise NotImplementedError  # pragma: no cover - replaced by the overload in numba
 
 
 @overload(_column, jit_options=OVERLOAD_OPTIONS)
-def _column_overload(Q, j, order, active_size, work):
+def _column_overload(Q, j, order, active_size, work, full):
+    """Both kinds of column in one compiled function for each kind of Q (a function of its own
+    costs a module, with the kernel cache's code compiled again in it): ``full``, all of column j
+    (:func:`q_full_column`), else column j on ``order[:active_size]`` (:func:`q_column`); returns
+    the column's start in the pool (or -1 for ``Q.cache.full``), as the kernel cache does."""
     if getattr(Q, "instance_class", None) is RegressionQ:
-        return lambda Q, j, order, active_size, work: _regression_column(Q, j, order, active_size, work)
-    return lambda Q, j, order, active_size, work: get_column(Q.cache, Q.kr, Q.s, j, order, active_size, work)
+        def regression(Q, j, order, active_size, work, full):
+            if full:
+                return _regression_full_column(Q, j, work)
+            return _regression_column(Q, j, order, active_size, work)
+        return regression
 
-
-@overload(_full_column, jit_options=OVERLOAD_OPTIONS)
-def _full_column_overload(Q, j, order, work):
-    if getattr(Q, "instance_class", None) is RegressionQ:
-        return lambda Q, j, order, work: _regression_full_column(Q, j, work)
-    return lambda Q, j, order, work: get_full_column(Q.cache, Q.kr, Q.s, j, order, work)
+    def classification(Q, j, order, active_size, work, full):
+        if full:
+            return get_full_column(Q.cache, Q.kr, Q.s, j, order, work)
+        return get_column(Q.cache, Q.kr, Q.s, j, order, active_size, work)
+    return classification
 
 
 # -- epsilon-SVR: 2n-columns from n-length kernel columns ------------------------------------
@@ -157,7 +159,7 @@ def _sync(Q, order, active_size):
     for t in range(active_size):
         mark[sample(order[t], n)] = stamp
     kept = np.int64(0)  # not 0: a literal counter passed on compiles the callee twice
-    rest = Q.kernel.places  # the kernel cache's scratch, free until fit_to_active below
+    rest = Q.kernel.book[PLACES]  # the kernel cache's scratch, free until fit_to_active below
     n_rest = 0
     for t in range(n):
         k = sorder[t]

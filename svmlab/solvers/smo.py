@@ -72,7 +72,7 @@ from ..threads import best_time, min_part, part, worth_splitting
 from . import FREE_BIAS, SELECTIONS, SolverResult, qmatrix, slices
 from .dual_state import (LOW, UP, DualRun, Problem, begin, held_cache, n_support, new_scratch, new_state,
                          reconstruct_gradient, record_row, row_due, set_alpha, update_gradient_bar)
-from .kernel_cache import EVALUATIONS, HITS, LENGTH, MISSES, entry, fit_to_active, new_generation
+from .kernel_cache import EVALUATIONS, HITS, LENGTH, MISSES, PLACES, entry, fit_to_active, new_generation
 from .qmatrix import q_column
 
 TAU = 1e-12
@@ -471,7 +471,7 @@ def _shrink(st, Q, active_size, unshrunk, tol, work):
         for k in range(n):  # ascending: the loops over the active set then read memory in order
             order[k] = k
     kept = np.int64(0)  # not 0: a literal counter passed on compiles the callee twice
-    dropped = cache.places  # the cache's scratch, free until fit_to_active below
+    dropped = cache.book[PLACES]  # the cache's scratch, free until fit_to_active below
     n_dropped = 0
     for r in range(active_size):  # a stable partition: the active set stays ascending
         k = order[r]
