@@ -15,8 +15,8 @@ interpreter, with no error to read. Call (and test) the kernel that calls it.
 The loops of the two kernel solvers (``smo._advance``, ``kernel_dcd._advance``) are compiled
 :func:`without_refcounts`: without numba's reference counting of arrays (its runtime, NRT). With
 it, every read of an array from a named tuple, and every pass of a tuple to another function,
-counts each of its arrays up and down again (the Q-matrix carries fifteen), and all that code is
-compiled; without it, SMO's first fit compiles 1.3 s less and kernel DCD's 0.7 s less.
+counts each of its arrays up and down again (the Q-matrix carries nine), and all that code is
+compiled; without it, SMO's and kernel DCD's first fits compile about a second and 0.7 s less.
 
 A function that numba first compiles for such a kernel is compiled without counting too (numba's
 ``nrt`` flag is inherited by a callee that does not set it), and numba keeps one compiled version
