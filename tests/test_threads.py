@@ -6,6 +6,7 @@ from scipy import sparse
 
 import svmlab
 from svmlab import threads
+from svmlab.solvers import kernel_cache
 from svmlab.kernel_rows import column, prepare, work_vector
 from svmlab.kernels import make_kernel
 from svmlab.validation import n_jobs_threads
@@ -47,19 +48,29 @@ def test_svr_threads_give_the_same_model(monkeypatch):
     assert np.array_equal(one.alpha_, two.alpha_) and one.intercept_[0] == two.intercept_[0]
 
 
-@pytest.mark.filterwarnings("ignore::svmlab.ConvergenceWarning")  # 20 epochs: the same iterates, not the optimum
-def test_sparse_data_on_two_threads(monkeypatch):
-    """CSR data on two threads: the same model as on one (numba's parallel loops take no CSR
-    matrix inside the kernel's tuple, so kernel_rows passes it apart). Kernel DCD runs the column
-    code that SMO runs, and compiles in a third of SMO's time."""
-    monkeypatch.setattr(threads, "SPLIT_PAYS", 0)
+def test_sparse_columns_on_two_threads():
+    """CSR data on two threads, the column code (kernel_rows.column) and the cache's filling of a
+    missing column (kernel_cache.get_column) the same bit for bit as on one thread: numba's
+    parallel loops take no CSR matrix inside the kernel's tuple, so both pass it apart."""
     X, y = _data(800)
     X[np.abs(X) < 0.8] = 0.0
-    options = dict(solver="dcd", fit_intercept=False, max_iter=20, random_state=0, cache_size=0.5)
-    one = svmlab.KernelSVM(**options).fit(sparse.csr_matrix(X), y)
-    two = svmlab.KernelSVM(**options, n_jobs=2).fit(sparse.csr_matrix(X), y)
-    assert np.array_equal(one.alpha_, two.alpha_) and one.intercept_[0] == two.intercept_[0]
-    assert one.n_iter_ == two.n_iter_
+    X = sparse.csr_matrix(X)
+    k = make_kernel("rbf", X)
+    one, two = prepare(X, k), prepare(X, k, 2)._replace(min_split=np.int64(1))  # force the split
+    index = np.random.default_rng(1).permutation(800)
+    a, b = np.empty(800), np.empty(800)
+    column(one, 7, index, 0, 800, work_vector(one), a)
+    column(two, 7, index, 0, 800, work_vector(two), b)
+    assert np.array_equal(a, b)
+    y = y.astype(np.float64)
+    cols = []
+    for kr in (one, two):
+        cache = kernel_cache.new_cache(800, 1.0)
+        start = kernel_cache.get_column(cache, kr, y, 7, index, 800, work_vector(kr))
+        cols.append(kernel_cache.slot_view(cache, start)[cache.pos].copy())
+    by_sample = np.empty(800)
+    by_sample[index] = a  # a[t] is K(x_k, x_7) for k = index[t]
+    assert np.array_equal(cols[0], cols[1]) and np.array_equal(cols[0], (by_sample * y * y[7]).astype(cols[0].dtype))
 
 
 def test_n_jobs_follows_scikit_learn():
