@@ -164,9 +164,9 @@ def _slot_for(c, j):
 
 
 @njit(cache=True, inline="always")
-def _slot(c, s):
-    L = c.state[LENGTH]
-    return c.pool[s * L:(s + 1) * L]
+def _start(c, s):
+    """Where slot s starts in the pool (its column is :func:`slot_view` of that)."""
+    return s * c.state[LENGTH]
 
 
 @njit(cache=True, inline="always")
@@ -209,13 +209,13 @@ def _get(c, kr, threads, y, j, order, need, work):
         _push_front(c, s)
         if cover[s] == n or (gen[s] == c.state[GENERATION] and cover[s] >= need):
             c.state[HITS] += 1
-            return s * c.state[LENGTH]
+            return _start(c, s)
         start = cover[s] if gen[s] == c.state[GENERATION] else 0
     else:
         s = _slot_for(c, j)
         start = 0
     c.state[MISSES] += 1
-    col = _slot(c, s)
+    col = slot_view(c, _start(c, s))
     if threads is not None and worth_splitting(need - start, threads, kr.min_split):
         _split_fill(c, col, kr, kr.X, y, j, order, start, need, work)
     else:
@@ -223,7 +223,7 @@ def _get(c, kr, threads, y, j, order, need, work):
     c.state[EVALUATIONS] += need - start
     cover[s] = need
     gen[s] = c.state[GENERATION]
-    return s * c.state[LENGTH]
+    return _start(c, s)
 
 
 @njit(cache=True, inline="always")
@@ -244,7 +244,7 @@ def get_full_column(c, kr, y, j, order, work):
     start = _get(c, kr, kr.threads, y, j, order, L, work)
     if L == n:  # pos[k] = k
         return start
-    col = c.pool[start:start + L]
+    col = slot_view(c, start)
     for t in range(L):
         k = order[t]
         c.full[k] = col[c.pos[k]]

@@ -212,7 +212,7 @@ def _regression_column(Q, j, order, active_size, work):
             return b * m
     b = 1 - book[LAST]
     col = slot_view(Q.kernel, get_column(Q.kernel, Q.kr, Q.ones, sample(j, n), Q.sorder, book[N_ACTIVE], work))
-    buf = view.pool[b * m:(b + 1) * m]
+    buf = slot_view(view, b * m)  # the view's slots have length m
     if Q.kernel.state[LENGTH] == n:  # full-length kernel slots: no pos lookups
         _expand(buf, col, None, order, active_size, Q.s[j], n)
     else:
