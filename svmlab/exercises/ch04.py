@@ -23,9 +23,10 @@ def _greedy_test(a, G, U, PGmax_bar, PGmin_bar):
 
 
 def _cases():
-    """States a test meets: alpha at 0, free or at U; gradients of each sign; bounds finite or reset."""
+    """States a test meets: alpha at 0, free or at U; gradients of each sign, some equal to a bound
+    (the test is strict); bounds finite or reset."""
     alphas, U = (0.0, 0.4, 1.0), 1.0
-    gradients = (-2.0, -0.3, -0.05, 0.0, 0.05, 0.3, 2.0)
+    gradients = (-2.0, -1.0, -0.3, -0.1, -0.05, 0.0, 0.05, 0.1, 0.3, 1.0, 2.0)
     bounds = ((INF, -INF), (0.1, -0.1), (1.0, -INF), (INF, -1.0))
     for a, G, (PGmax_bar, PGmin_bar) in itertools.product(alphas, gradients, bounds):
         yield a, G, U, PGmax_bar, PGmin_bar
@@ -47,7 +48,9 @@ def _compare(answer, expected, what):
 
 @exercise("4.1", wrong=[_greedy_test, lambda a, G, U, PGmax_bar, PGmin_bar: False,
                         lambda a, G, U, PGmax_bar, PGmin_bar: (a == 0 and min(G, 0.0) > PGmax_bar)
-                        or (a == U and max(G, 0.0) < PGmin_bar)])
+                        or (a == U and max(G, 0.0) < PGmin_bar),
+                        lambda a, G, U, PGmax_bar, PGmin_bar: (a == 0 and G >= PGmax_bar)
+                        or (a == U and G <= PGmin_bar)])
 def _(answer):
     return _compare(answer, _liblinear_test, "LIBLINEAR's test (4.2)")
 
@@ -55,11 +58,11 @@ def _(answer):
 @lru_cache(maxsize=None)
 def _margins():
     X, y = datasets.make_toy()
-    model = LinearSVM(C=1.0, tol=1e-6, max_iter=100_000, random_state=0).fit(X, y)
+    model = LinearSVM(C=0.1, tol=1e-6, max_iter=100_000, random_state=0).fit(X, y)
     return y * model.decision_function(X)
 
 
-@exercise("4.2", wrong=[0, 2000, 1000])
+@exercise("4.2", wrong=[0, 2000, 1000, 1673])  # 1673: the count at C = 1 (section 4.1)
 def _(answer):
     if not is_number(answer) or answer != int(answer):
         return "give a whole number of points"
