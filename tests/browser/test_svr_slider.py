@@ -62,7 +62,7 @@ def test_epsilon_slider_redraws_the_tube(jupyterlab_svr, chromium_page):
         handle = slider.locator(".noUi-handle").first
         handle.scroll_into_view_if_needed()
         handle.focus()
-        for _ in range(4):  # epsilon 0.3 -> 0.5: a wider tube, fewer support vectors
+        for _ in range(4):  # epsilon 0.1 -> 0.3: a wider tube, fewer support vectors
             handle.press("ArrowRight")
             page.wait_for_timeout(150)
 
