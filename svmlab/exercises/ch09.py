@@ -40,7 +40,7 @@ def line_without_bias():
     return make_noisy_line()
 
 
-@exercise("9.2", wrong=[0.0, 1.0, 0.5, float(-np.min(make_noisy_line()[1]))])  # the last: max of -z, no |.|
+@exercise("9.2", wrong=[0.0, 1.0, 0.5, float(-np.min(line_without_bias()[1]))])  # the last: max of -z, no |.|
 def _(answer):
     if not is_number(answer):
         return "give one number, the smallest epsilon"
