@@ -94,7 +94,7 @@ def exp(x):
     return p * _double_from_bits((half + 1023) << 52) * _double_from_bits((np.int64(k) - half + 1023) << 52)
 
 
-@njit(cache=True)  # not inlined: _arguments calls it four times, and numba types an inlined body at each call
+@inner  # not inlined: _arguments calls it four times, and numba types an inlined body at each call
 def _argument(kr, dot, i, j):
     """What the kernel's transform takes: x.z (linear), gamma x.z + coef0 (poly), or
     -gamma |x - z|^2 (rbf; the expansion rounds below 0 for nearly equal points, and is
@@ -119,10 +119,19 @@ def _transform(kr, a):
     return a
 
 
-@njit(cache=True, inline="always")
-def value(kr, dot, i, j):
-    """K(x_i, x_j) from the dot product x_i.x_j."""
-    return _transform(kr, _argument(kr, dot, i, j))
+def diagonal(kr):
+    """K(x_i, x_i) for every sample, in NumPy: what :func:`_argument` and :func:`_transform` give
+    for x_i.x_i = |x_i|^2, by the same operations on each entry, so to the last bit: |x|^2
+    (linear); (gamma |x|^2 + coef0)^degree as a product of degree factors (poly); e^0 = 1 (rbf:
+    |x|^2 + |x|^2 - 2 |x|^2 is exactly 0)."""
+    if kr.code == RBF:
+        return np.ones_like(kr.sqnorm)
+    if kr.code == POLY:
+        a, p = kr.gamma * kr.sqnorm + kr.coef0, np.ones_like(kr.sqnorm)
+        for _ in range(kr.degree):
+            p = p * a
+        return p
+    return kr.sqnorm.copy()
 
 
 @njit(cache=True, inline="always")

@@ -9,7 +9,7 @@ from numba import njit
 
 import svmlab
 from svmlab import datasets
-from svmlab.kernel_rows import column, exp, prepare
+from svmlab.kernel_rows import _argument, _transform, column, diagonal, exp, prepare
 from svmlab.kernels import kernel_matrix, make_kernel
 from svmlab.rows import as_rows, four_row_dots, row_dot
 
@@ -20,6 +20,29 @@ def _exp_all(x):
     for t in range(x.shape[0]):
         out[t] = exp(x[t])
     return out
+
+
+@njit
+def _numba_diagonal(kr):
+    """K(x_i, x_i) as the numba kernels compute a kernel value from x_i.x_i = |x_i|^2."""
+    out = np.empty_like(kr.sqnorm)
+    for i in range(out.shape[0]):
+        out[i] = _transform(kr, _argument(kr, kr.sqnorm[i], i, i))
+    return out
+
+
+@pytest.mark.parametrize("kernel", ["linear", "poly", "rbf"])
+def test_numpy_diagonal_is_the_numba_kernels_bit_for_bit(kernel):
+    """kernel_rows.diagonal (NumPy, for the solvers' Q_ii) is what the numba kernels compute, to the
+    last bit, and K(x, x) of the kernel matrix: 1 for rbf, |x|^2 for linear."""
+    X, _ = datasets.make_random(50, 7, random_state=3)
+    k = make_kernel(kernel, X, gamma=0.37, degree=3, coef0=0.6)
+    kr = prepare(X, k)
+    d = diagonal(kr)
+    np.testing.assert_array_equal(d, _numba_diagonal(kr))
+    np.testing.assert_allclose(d, np.diag(kernel_matrix(k, X, X)), rtol=1e-13)
+    if kernel != "poly":
+        np.testing.assert_array_equal(d, 1.0 if kernel == "rbf" else kr.sqnorm)
 
 
 def test_exp_is_within_one_unit_in_the_last_place_of_libm():

@@ -36,12 +36,12 @@ def test_columns_and_diagonal_are_those_of_q(task):
     order, work = np.arange(m), np.zeros(X.shape[1])
     for j in (0, 7, m - 1):
         np.testing.assert_allclose(qmatrix.q_full_column(Q, j, order, work), expected[:, j], rtol=1e-12, atol=1e-15)
-        assert qmatrix.q_diag(Q, j) == pytest.approx(expected[j, j], rel=1e-12)
+    np.testing.assert_allclose(qmatrix.diagonal(Q), np.diag(expected), rtol=1e-12)
     active = order[::-1].copy()  # a permuted order; the first half is the active set
     kernel_cache.new_generation(Q.cache)
     col = qmatrix.q_column(Q, 3, active, m // 2, work)
-    pos = Q.cache.pos
-    np.testing.assert_allclose(col[pos[active[:m // 2]]], expected[active[:m // 2], 3], rtol=1e-12, atol=1e-15)
+    assert Q.cache.pos is None  # a cache that holds all of Q (and the regression's view): entry k at k
+    np.testing.assert_allclose(col[active[:m // 2]], expected[active[:m // 2], 3], rtol=1e-12, atol=1e-15)
 
 
 def test_regression_wants_a_cache_of_kernel_columns():
@@ -83,15 +83,14 @@ def test_regression_columns_under_shrinking_and_eviction(slots):
     lengths = []
 
     def check(active_size):
-        active = order[:active_size]
-        pos = Q.cache.pos
+        active = order[:active_size]  # the solver's view holds every variable at its own place (pos None)
         for _ in range(6):
             i, j = rng.choice(active, 2, replace=False)
             Qi = qmatrix.q_column(Q, i, order, active_size, work)
             Qj = qmatrix.q_column(Q, j, order, active_size, work)
-            np.testing.assert_array_equal(Qi[pos[active]], expected[active, i])  # still valid beside Qj
-            np.testing.assert_array_equal(Qj[pos[active]], expected[active, j])
-            np.testing.assert_array_equal(qmatrix.q_column(Q, i, order, active_size, work)[pos[active]],
+            np.testing.assert_array_equal(Qi[active], expected[active, i])  # still valid beside Qj
+            np.testing.assert_array_equal(Qj[active], expected[active, j])
+            np.testing.assert_array_equal(qmatrix.q_column(Q, i, order, active_size, work)[active],
                                           expected[active, i])
         j = rng.choice(active)
         np.testing.assert_array_equal(qmatrix.q_full_column(Q, j, order, work), expected[:, j])

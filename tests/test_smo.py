@@ -149,6 +149,19 @@ def test_a_run_on_the_pool_of_an_earlier_run_gives_the_same_result():
     assert after.b == alone.b
 
 
+def test_a_cache_that_holds_all_of_q_has_no_places():
+    """The pool holds all of Q in float64 exactly when every column fits (kernel_cache.layout). Such
+    a cache has no places (pos None: entry k at k, read without a lookup), and its slots keep their
+    full length, as should_fit never asks to shorten them; a smaller pool stores float32 columns
+    with places."""
+    n = 50
+    whole = kernel_cache.new_cache(n, 8 * n * n / kernel_cache.MB)
+    part = kernel_cache.new_cache(n, 0.99 * 8 * n * n / kernel_cache.MB)
+    assert whole.pool.dtype == np.float64 and whole.pos is None
+    assert part.pool.dtype == np.float32 and np.array_equal(part.pos, np.arange(n))
+    assert not any(kernel_cache.should_fit(whole, active) for active in range(n + 1))
+
+
 def test_shortened_cache_slots_keep_every_entry():
     """After fit_to_active, cached columns read through pos, and full columns, hold the values
     of Q (rounded to the pool's float32) for the samples they cover."""
@@ -229,7 +242,7 @@ def test_status_marks_the_index_sets_of_the_selection():
     for code, U in ((0, 2.0), (1, np.inf)):  # hinge: U = C; squared hinge: no upper bound
         Q = qmatrix.classification(kernel_cache.new_cache(len(y), 1.0), prepare(X, make_kernel("rbf", X)), y)
         prob = dual_state.Problem(Q, -np.ones(len(y)), Ci, code, True, None, 0.0)
-        st = dual_state.new_state(prob.p)
+        st = dual_state.new_state(prob)
         dual_state.begin(st, prob, 0, None, None, np.zeros(X.shape[1]))
         for k, a in enumerate(np.resize([0.0, 1.0, U if U < np.inf else 5.0], len(y))):
             dual_state.set_alpha(st, y, k, a)
@@ -338,7 +351,7 @@ def test_start_from_clips_rebalances_and_builds_the_gradient():
     Q = qmatrix.classification(kernel_cache.new_cache(n, 10.0), kr, y)
     Ci = np.full(n, 1.0)
     prob = dual_state.Problem(Q, -np.ones(n), Ci, 0, True, None, 0.0)
-    st = dual_state.new_state(prob.p)
+    st = dual_state.new_state(prob)
     dual_state.begin(st, prob, 0, None, alpha0, np.zeros(X.shape[1]))  # calls start_from
     alpha = st.alpha
     assert abs(alpha @ y) <= 1e-14 * alpha.sum() and abs(np.minimum(alpha0, 1.0) @ y) > 1.0

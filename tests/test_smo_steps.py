@@ -47,7 +47,7 @@ def _numba_Q(X, y):
     for j in range(n):
         column(kr, j, np.arange(n), 0, n, np.zeros(X.shape[1]), out)
         K[:, j] = out
-    assert np.all(np.diag(K) == 1.0)  # Q_ii as SMO's diagonal has it (qmatrix.q_diag)
+    assert np.all(np.diag(K) == 1.0)  # Q_ii as SMO's diagonal has it (qmatrix.diagonal)
     return y[:, None] * K * y[None, :]
 
 

@@ -24,7 +24,7 @@ from ..jit import REFCOUNTS, inner, njit
 from ..kernel_rows import column, work_vector
 from ..rows import dot
 from .kernel_cache import HITS, MISSES, opened
-from .qmatrix import q_diag, q_full_column
+from .qmatrix import diagonal, q_full_column
 
 State = namedtuple("State", "alpha status G G_bar U D QD order p")
 Scratch = namedtuple("Scratch", "work col grad margins prev_margins prev_alpha everyone stride stats")
@@ -71,25 +71,27 @@ def set_alpha(st, y, i, a):
     st.status[i] = (UP if up else 0) | (LOW if low else 0)
 
 
-def new_state(p):
-    """The arrays of a state with G = p, to be filled in by :func:`begin` when the run begins
-    (made in NumPy: a kernel that returned them would compile the boxing of every array)."""
-    n = p.shape[0]
-    return State(np.zeros(n), np.zeros(n, dtype=np.int8), p.copy(), np.zeros(n), np.empty(n), np.empty(n),
-                 np.empty(n), np.arange(n), p)
+def new_state(prob):
+    """The arrays of a state of ``prob`` (a :data:`Problem`) with G = p and QD = Q_jj, to be filled in
+    by :func:`begin` when the run begins (made in NumPy: a kernel that returned them would compile
+    the boxing of every array; and Q_jj from NumPy spares each solver's loop the kernel's code)."""
+    n = prob.p.shape[0]
+    return State(np.zeros(n), np.zeros(n, dtype=np.int8), prob.p.copy(), np.zeros(n), np.empty(n), np.empty(n),
+                 diagonal(prob.Q), np.arange(n), prob.p)
 
 
 @njit(cache=True, inline="always")
 def begin(st, prob, seed, buf, alpha0, work):
     """A run's start, in its first slice: numba's generator seeded; alpha = 0, G = p, G_bar = 0, the
-    box U, the diagonal D and Q-bar_ii, all active; the trace's clock started; and the state
-    moved to alpha0 (warm start) unless that is None (then no warm start is compiled)."""
+    box U, the diagonal D and Q-bar_ii = Q_ii + D_ii (QD holds Q_ii from :func:`new_state`), all
+    active; the trace's clock started; and the state moved to alpha0 (warm start) unless that is
+    None (then no warm start is compiled)."""
     np.random.seed(seed)
-    Q, y = prob.Q, prob.Q.s
+    y = prob.Q.s
     for i in range(y.shape[0]):
         st.U[i] = obj.upper(prob.Ci[i], prob.code)
         st.D[i] = obj.diag(prob.Ci[i], prob.code)
-        st.QD[i] = q_diag(Q, i) + st.D[i]
+        st.QD[i] += st.D[i]
         set_alpha(st, y, i, 0.0)
     if buf is not None:
         trace.start(buf)

@@ -17,6 +17,10 @@ whole set, which calls :func:`new_generation` and marks the partial columns stal
 
 Columns hold only the samples that can still be asked for. Entry k of a column is at
 ``pos[k]`` in its slot; at first every sample has a place (pos[k] = k, slots of length n).
+When the pool holds all of Q (every column in float64, :func:`layout`) no slot is ever evicted
+or shortened, so entry k stays at k: such a cache has ``pos`` None, and the solvers compiled for
+it read its columns without the lookup and hold no code to shorten slots (:func:`place`); it is
+the cache of every problem of up to about 5000 samples at the default 200 MB.
 When shrinking has cut the active set to 3/4 of the slot length, :func:`fit_to_active` lays
 the pool out again with slots of the active set's length, keeping the cached entries, so the
 same megabytes hold more columns (as LIBSVM's columns of the active length do). A full column
@@ -36,10 +40,9 @@ from collections import namedtuple
 from contextlib import contextmanager
 
 import numpy as np
-from numba import prange, types
-from numba.extending import overload
+from numba import prange
 
-from ..jit import OVERLOAD_OPTIONS, REFCOUNTS, inner, njit
+from ..jit import REFCOUNTS, inner, njit
 from ..kernel_rows import KernelRows, column, column_part, thread_part
 from ..threads import worth_splitting
 
@@ -53,7 +56,8 @@ Cache = namedtuple("Cache", "pool pos book state scratch full")
 Cache.__doc__ = """The column pool and its bookkeeping.
 
 pool: the columns, slot s at pool[s L : (s + 1) L] with L = state[LENGTH], float64 or float32
-(see :func:`layout`); pos[k]: the place of sample k in every column, or -1; book: int64, 7 rows
+(see :func:`layout`); pos[k]: the place of sample k in every column, or -1 (None when the
+pool holds all of Q in float64: entry k is then at k, :func:`place`); book: int64, 7 rows
 of n + 1 entries: book[SLOT_OF, j] the slot of column j or -1, book[COL_OF, s] the column in slot
 s, book[COVER, s] its coverage, book[GEN, s] the generation it was computed in, book[PREV] and
 book[NEXT] the LRU list over slots, a ring through the sentinel n (book[NEXT, n] is the most
@@ -87,7 +91,8 @@ def new_cache(n, cache_size, pool=None):
     entries = min(n * n, max(slots * n, int(cache_size * MB) // np.dtype(dtype).itemsize))
     if pool is None or pool.dtype != dtype or not entries <= pool.shape[0] <= 2 * entries:
         pool = np.empty(entries, dtype=dtype)
-    c = Cache(pool[:entries], np.arange(n), new_book(n), np.zeros(7, dtype=np.int64), np.empty(n),
+    pos = None if dtype == np.float64 else np.arange(n)  # all of Q: entry k at k, always
+    c = Cache(pool[:entries], pos, new_book(n), np.zeros(7, dtype=np.int64), np.empty(n),
               np.empty(n, dtype=dtype))
     c.state[LENGTH] = n
     c.state[SLOTS] = slots
@@ -116,17 +121,18 @@ def opened(n, cache_size):
         _SPARE[:] = [c.pool.base]  # the whole array, of which the pool is a view
 
 
-def entry(col, pos, k):
-    """Entry k of a column: ``col[pos[k]]``, or ``col[k]`` when ``pos`` is None (the caller
-    knows the slots have full length, so pos[k] = k and the lookup can be skipped)."""
-    raise NotImplementedError  # pragma: no cover - replaced by the overload in numba
+@inner
+def place(pos, index):
+    """Where entry ``index`` of a column is: ``pos[index]``, or ``index`` when ``pos`` is None (a
+    cache that holds all of Q, or a caller that knows the slots have full length: no lookup).
 
-
-@overload(entry, inline="always", jit_options=OVERLOAD_OPTIONS)
-def _entry(col, pos, k):
-    if isinstance(pos, types.NoneType):
-        return lambda col, pos, k: col[k]
-    return lambda col, pos, k: col[pos[k]]
+    A compiled function of its own (numba drops the branch that pos None rules out), which LLVM
+    inlines into the loops that call it. Not an inlined overload: numba's inlining of one into
+    SMO's loop gave a variable of the loop another's value (numba issue #7225, names of inlined
+    variables that are not unique), and SMO went round in circles."""
+    if pos is None:
+        return index
+    return pos[index]
 
 
 @njit(cache=True, inline="always")
@@ -193,7 +199,7 @@ def _store(c, col, y, j, order, start, stop):
     """col[pos[k]] = y_k y_j K_kj for k = order[t], t in [start, stop), from c.scratch[t]."""
     for t in range(start, stop):
         k = order[t]
-        col[c.pos[k]] = c.scratch[t] * y[k] * y[j]
+        col[place(c.pos, k)] = c.scratch[t] * y[k] * y[j]
 
 
 @inner
@@ -229,9 +235,9 @@ def _get(c, kr, threads, y, j, order, need, work):
 @njit(cache=True, inline="always")
 def get_column(c, kr, y, j, order, active_size, work):
     """Column j of Q, valid on ``order[:active_size]``, as its start in the pool
-    (:func:`slot_view`); entry k is at ``c.pos[k]``."""
+    (:func:`slot_view`); entry k is at ``place(c.pos, k)``."""
     if active_size > c.state[LENGTH]:  # every sample is back (the final check): full-length slots
-        _full_length(c)
+        _full_length(c, c.pos)
     return _get(c, kr, kr.threads, y, j, order, active_size, work)
 
 
@@ -239,15 +245,22 @@ def get_column(c, kr, y, j, order, active_size, work):
 def get_full_column(c, kr, y, j, order, work):
     """All of column j of Q, indexed by sample, as :func:`full_view` reads it: the slot itself at
     full length (its start in the pool), else ``c.full`` (-1; overwritten by the next call) from the
-    slot and the samples outside it."""
+    slot and the samples outside it (:func:`_assembled`)."""
+    start = _get(c, kr, kr.threads, y, j, order, c.state[LENGTH], work)
+    return _assembled(c, c.pos, kr, y, j, order, start, work)
+
+
+@inner
+def _assembled(c, pos, kr, y, j, order, start, work):
+    """The full column j from its slot at ``start`` (:func:`get_full_column`); ``pos`` is c.pos
+    (None: a cache that holds all of Q, whose slots always have full length, compiles no body)."""
     L, n = c.state[LENGTH], order.shape[0]
-    start = _get(c, kr, kr.threads, y, j, order, L, work)
-    if L == n:  # pos[k] = k
+    if pos is None or L == n:  # pos[k] = k
         return start
     col = slot_view(c, start)
     for t in range(L):
         k = order[t]
-        c.full[k] = col[c.pos[k]]
+        c.full[k] = col[pos[k]]
     column(kr, j, order, L, n, work, c.scratch)  # stored in the pool's type: rounded as the pool rounds
     for t in range(L, n):
         k = order[t]
@@ -270,7 +283,7 @@ def full_view(c, start):
     or ``c.full`` (start -1)."""
     if start < 0:
         return c.full
-    return c.pool[start:start + c.pos.shape[0]]
+    return c.pool[start:start + c.full.shape[0]]
 
 
 @njit(cache=True, inline="always")
@@ -281,33 +294,41 @@ def should_fit(c, active_size):
     return SHRUNK_ENOUGH * c.state[LENGTH] > active_size > 2 * c.state[SLOTS]
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def fit_to_active(c, order, active_size):
-    """Shorten the slots to the active set ``order[:active_size]`` if :func:`should_fit`.
+    """Shorten the slots to the active set ``order[:active_size]`` if :func:`should_fit` (never
+    for a cache that holds all of Q, whose ``pos`` is None: :func:`_shorten` is compiled for it
+    without a body)."""
+    if should_fit(c, active_size):
+        _shorten(c, c.pos, order, active_size)
 
-    The active samples keep the relative order of their places, so each entry moves to the
-    same or an earlier place of the pool and one forward sweep copies the pool in place.
-    Columns keep their coverage (cut to the new length): order[:active_size] is unchanged."""
-    if not should_fit(c, active_size):
+
+@inner
+def _shorten(c, pos, order, active_size):
+    """:func:`fit_to_active`'s work; ``pos`` is c.pos. The active samples keep the relative order
+    of their places, so each entry moves to the same or an earlier place of the pool and one
+    forward sweep copies the pool in place. Columns keep their coverage (cut to the new length):
+    order[:active_size] is unchanged."""
+    if pos is None:
         return
     n, L, used = order.shape[0], c.state[LENGTH], c.state[USED]
     # the sample at each place, or -1 where it is not active (in book[PLACES]: an array made here
     # would compile numba's allocator into the kernel)
     old, cover, gen = c.book[PLACES], c.book[COVER], c.book[GEN]
     for t in range(L):
-        old[c.pos[order[t]]] = -1
+        old[pos[order[t]]] = -1
     for t in range(active_size):
-        old[c.pos[order[t]]] = order[t]
+        old[pos[order[t]]] = order[t]
     for t in range(L):
-        c.pos[order[t]] = -1
+        pos[order[t]] = -1
     # the new places: r-th active place in ascending order (no sort to compile); old[r] is then
-    # that place, written over entries already read
+    # its old place, written over entries already read
     r = 0
-    for place in range(L):
-        k = old[place]
+    for at in range(L):
+        k = old[at]
         if k >= 0:
-            c.pos[k] = r
-            old[r] = place
+            pos[k] = r
+            old[r] = at
             r += 1
     for s in range(used):
         for r in range(active_size):
@@ -320,12 +341,15 @@ def fit_to_active(c, order, active_size):
     c.state[SLOTS] = min(n, c.pool.shape[0] // active_size)
 
 
-@njit(cache=True, inline="always")
-def _full_length(c):
-    """Give every sample its place again (slots of length n), emptying the pool."""
-    n = c.pos.shape[0]
+@inner
+def _full_length(c, pos):
+    """Give every sample its place again (slots of length n), emptying the pool; ``pos`` is c.pos
+    (None: a cache that holds all of Q, whose slots always have full length, compiles no body)."""
+    if pos is None:
+        return
+    n = pos.shape[0]
     for k in range(n):
-        c.pos[k] = k
+        pos[k] = k
         c.book[SLOT_OF, k] = -1
     for s in range(n + 1):
         c.book[PREV, s] = c.book[NEXT, s] = n
@@ -339,5 +363,5 @@ def new_generation(c):
     """``order`` is about to be permuted over all entries: partial columns become stale, and
     shortened slots get their full length back."""
     c.state[GENERATION] += 1
-    if c.state[LENGTH] < c.pos.shape[0]:
-        _full_length(c)
+    if c.state[LENGTH] < c.full.shape[0]:
+        _full_length(c, c.pos)

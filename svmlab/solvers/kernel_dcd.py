@@ -37,7 +37,7 @@ from . import NO_BIAS, SolverResult, qmatrix
 from .coordinate import clipped_step, shuffle
 from .dual_state import (DualRun, Problem, begin, held_cache, new_scratch, new_state, reconstruct_gradient,
                          record_row, row_due, set_alpha, update_gradient_bar)
-from .kernel_cache import fit_to_active, new_generation
+from .kernel_cache import fit_to_active, new_generation, place
 from .qmatrix import q_column
 
 Rule = namedtuple("Rule", "tol max_iter shrinking seed")
@@ -71,7 +71,7 @@ class State(DualRun):
         super().__init__(hold)
         self.prob, self.rule, self.buf, self.sc = prob, rule, buf, sc
         self.alpha0 = None if alpha0 is None else np.asarray(alpha0, dtype=np.float64)
-        self.st, self.bounds = new_state(prob.p), np.array([np.inf, -np.inf])
+        self.st, self.bounds = new_state(prob), np.array([np.inf, -np.inf])
         self.loop = np.array([prob.p.shape[0], 0, 0, 0], dtype=np.int64)  # ACTIVE, EPOCH, CONVERGED, BEGUN
         self._slice(0)  # begins the run (dual_state.begin) and records epoch 0
 
@@ -96,7 +96,7 @@ def _step(st, Q, i, active_size, work):
     pos = Q.cache.pos
     for t in range(active_size):
         k = st.order[t]
-        st.G[k] += d * Qi[pos[k]]
+        st.G[k] += d * Qi[place(pos, k)]
     st.G[i] += st.D[i] * d
     if (new >= u) != (a >= u):
         update_gradient_bar(st, Q, i, work)

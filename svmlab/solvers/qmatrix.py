@@ -38,10 +38,11 @@ import numpy as np
 from numba.extending import overload
 
 from ..jit import OVERLOAD_OPTIONS, inner, njit
-from ..kernel_rows import sample, value
-from .kernel_cache import (EVALUATIONS, GENERATION, HITS, LENGTH, MISSES, PLACES, SLOTS, Cache, entry,
+from ..kernel_rows import diagonal as kernel_diagonal
+from ..kernel_rows import sample
+from .kernel_cache import (EVALUATIONS, GENERATION, HITS, LENGTH, MISSES, PLACES, SLOTS, Cache,
                            fit_to_active, full_view, get_column, get_full_column, new_book, new_generation,
-                           slot_view)
+                           place, slot_view)
 
 QMatrix = namedtuple("QMatrix", "cache kr s")
 QMatrix.__doc__ = """Q_jk = s_j s_k K(x_(j mod n), x_(k mod n)): the cache, the kernel rows, the signs s."""
@@ -75,15 +76,15 @@ def regression(cache, kr):
     """Q of epsilon-SVR's 2n-variable dual (signs +1 for alpha, -1 for alpha^*) on ``cache``, a
     kernel cache for columns of length n (``kernel_cache.opened(n, cache_size)``)."""
     n = kr.sqnorm.shape[0]
-    if cache.pos.shape[0] != n:
+    if cache.full.shape[0] != n:
         raise ValueError(f"the regression Q-matrix caches kernel columns of length n = {n}; "
-                         f"got a cache for length {cache.pos.shape[0]}")
+                         f"got a cache for length {cache.full.shape[0]}")
     m = 2 * n
     state = np.zeros(cache.state.shape[0], dtype=np.int64)
     state[LENGTH] = m
-    state[SLOTS] = m  # kernel_cache.should_fit is never true: the solver's fit_to_active does nothing
+    state[SLOTS] = m  # kernel_cache.should_fit is never true (and pos None): the solver's fit_to_active does nothing
     # its book is only the solver's scratch of m entries (book[PLACES], smo._shrink): the view has no LRU
-    view = Cache(np.zeros(2 * m, dtype=cache.pool.dtype), np.arange(m), new_book(m), state, np.empty(0),
+    view = Cache(np.zeros(2 * m, dtype=cache.pool.dtype), None, new_book(m), state, np.empty(0),
                  np.empty(m, dtype=cache.pool.dtype))
     book = np.zeros(BOOK, dtype=np.int64)
     book[SYNC_ACTIVE], book[N_ACTIVE] = m, n
@@ -95,7 +96,7 @@ def regression(cache, kr):
 
 @njit(cache=True, inline="always")
 def q_column(Q, j, order, active_size, work):
-    """Column j of Q, valid on ``order[:active_size]``; entry k is at ``Q.cache.pos[k]``."""
+    """Column j of Q, valid on ``order[:active_size]``; entry k is at ``place(Q.cache.pos, k)``."""
     return slot_view(Q.cache, _column(Q, j, order, active_size, work, False))
 
 
@@ -105,12 +106,11 @@ def q_full_column(Q, j, order, work):
     return full_view(Q.cache, _column(Q, j, order, order.shape[0], work, True))
 
 
-@njit(cache=True, inline="always")
-def q_diag(Q, j):
-    """Q_jj = K(x, x) for the sample x of variable j (s_j^2 = 1)."""
-    n = Q.kr.sqnorm.shape[0]
-    i = sample(j, n)
-    return value(Q.kr, Q.kr.sqnorm[i], i, i)
+def diagonal(Q):
+    """Q_jj = K(x, x) for the sample x of each variable j (s_j^2 = 1), in NumPy
+    (:func:`svmlab.kernel_rows.diagonal`; a solver's state takes it when it is made)."""
+    d = kernel_diagonal(Q.kr)
+    return np.tile(d, Q.s.shape[0] // d.shape[0])  # epsilon-SVR: variables j and j + n share x_j
 
 
 def _column(Q, j, order, active_size, work, full):
@@ -191,9 +191,9 @@ def _expand(buf, col, pos, order, active_size, sj, n):
     for t in range(active_size):
         k = order[t]
         if k < n:
-            buf[k] = entry(col, pos, k) * sj
+            buf[k] = col[place(pos, k)] * sj
         else:
-            buf[k] = entry(col, pos, k - n) * -sj
+            buf[k] = col[place(pos, k - n)] * -sj
 
 
 @inner

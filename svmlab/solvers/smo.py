@@ -72,7 +72,7 @@ from ..threads import best_time, min_part, part, worth_splitting
 from . import FREE_BIAS, SELECTIONS, SolverResult, qmatrix, slices
 from .dual_state import (LOW, UP, DualRun, Problem, begin, held_cache, n_support, new_scratch, new_state,
                          reconstruct_gradient, record_row, row_due, set_alpha, update_gradient_bar)
-from .kernel_cache import EVALUATIONS, HITS, LENGTH, MISSES, PLACES, entry, fit_to_active, new_generation
+from .kernel_cache import EVALUATIONS, HITS, LENGTH, MISSES, PLACES, fit_to_active, new_generation, place
 from .qmatrix import q_column
 
 TAU = 1e-12
@@ -159,7 +159,7 @@ class State(DualRun):
         self.prob, self.rule, self.buf, self.sc, self.pairs = prob, rule, buf, sc, pairs
         self.alpha0 = None if alpha0 is None else np.asarray(alpha0, dtype=np.float64)
         n = prob.p.shape[0]
-        self.st, self.loop = new_state(prob.p), np.array([n, 0, min(n, SHRINK_EVERY) + 1, 0, 0], dtype=np.int64)
+        self.st, self.loop = new_state(prob), np.array([n, 0, min(n, SHRINK_EVERY) + 1, 0, 0], dtype=np.int64)
         self._slice(0)  # begins the run (dual_state.begin)
         if prob.Q.kr.threads is not None:
             self.rule = rule._replace(split=_loop_split(self.st, prob.Q))
@@ -352,7 +352,7 @@ def _second(rule, st, y, start, stop, i, up, Qi, pos):
         if diff <= 0.0 or rule == MAX_VIOLATING:
             continue
         if rule == SECOND_ORDER:
-            eta = st.QD[i] + st.QD[k] - 2.0 * y[i] * y[k] * entry(Qi, pos, k)
+            eta = st.QD[i] + st.QD[k] - 2.0 * y[i] * y[k] * Qi[place(pos, k)]
             gain = -diff * diff / (eta if eta > 0.0 else TAU)
             if gain <= best:
                 best = gain
@@ -400,7 +400,7 @@ def _update(st, Q, i, j, active_size, split, work):
     Qi = q_column(Q, i, st.order, active_size, work)
     Qj = q_column(Q, j, st.order, active_size, work)
     pos = cache.pos
-    eta = st.QD[i] + st.QD[j] - 2.0 * y[i] * y[j] * Qi[pos[j]]
+    eta = st.QD[i] + st.QD[j] - 2.0 * y[i] * y[j] * Qi[place(pos, j)]
     ai, aj = st.alpha[i], st.alpha[j]
     new_i, new_j = pair_step(ai, aj, y[i], y[j], st.U[i], st.U[j], st.G[i], st.G[j], eta)
     set_alpha(st, y, i, new_i)
@@ -444,7 +444,7 @@ def _add_part(st, y, start, stop, Qi, Qj, di, dj, pos):
     up, i = -np.inf, -1
     for r in range(start, stop):
         k = order[r]
-        G[k] += entry(Qi, pos, k) * di + entry(Qj, pos, k) * dj
+        G[k] += Qi[place(pos, k)] * di + Qj[place(pos, k)] * dj
         up, i = _up_candidate(st, y, k, up, i)
     return up, i
 
