@@ -25,8 +25,10 @@ TABLES = {"LinearSVM": LINEAR, "KernelSVM": KERNEL, "KernelSVR": KERNEL_REGRESSI
 REGISTRY = [(cls, name) for cls, table in TABLES.items() for name in table]
 
 CHILD = textwrap.dedent("""
-    import sys, time
+    import signal, sys, time
     import numpy as np
+    # Python's own handler: a child of a shell's background job inherits SIGINT ignored
+    signal.signal(signal.SIGINT, signal.default_int_handler)
     from svmlab import {cls}
     rng = np.random.default_rng(0)
     n = {n}
