@@ -23,10 +23,12 @@ def _imbalanced_split():
 @exercise("7.1", wrong=[50.0, 0.005, 0.0])
 def _(answer):
     if not is_number(answer):
-        return "give one number: the coefficient of the first step's target y x in w_(T+1)."
+        return "give one number: the coefficient of the first step's y x in w_(T+1)."
     expected = 1.0 / (LAM_71 * T_71)  # (1/lam) * prod_{t=2..T} (1 - 1/t) = 1/(lam T)
     if close(answer, 1.0 / LAM_71):
         return "that is its weight in w_2; every later step multiplies it by (1 - 1/t)."
+    if close(answer, 1.0 / T_71):
+        return "that is the weight of the step's target (1/lambda) y x; the question asks for the weight of y x."
     if not close(answer, expected):
         return "write w_(T+1) as an average of the targets: the product of the (1 - 1/t) telescopes."
     return None
