@@ -3,6 +3,7 @@ one block = DCD, a worker lost mid-fit, and the input checks."""
 
 import os
 import signal
+import time
 import warnings
 
 import numpy as np
@@ -112,10 +113,13 @@ def test_bad_dask_input_is_refused_clearly(client, X, y, message):
         LinearSVM().fit(X(X0, y0), y(X0, y0))
 
 
-@pytest.mark.parametrize("stage, at", [("run", 1), ("_round", 3), ("_finish", 1)])
-def test_a_worker_lost_and_the_fit_is_still_certified(monkeypatch, stage, at):
+@pytest.mark.parametrize("stage, at, known", [("run", 1, False), ("_round", 3, False), ("_round", 3, True),
+                                              ("_finish", 1, False)])
+def test_a_worker_lost_and_the_fit_is_still_certified(monkeypatch, stage, at, known):
     """A worker killed (SIGKILL, as a machine dies) at the start of the fit, in its third round, or
-    while the result is gathered: the block restarts elsewhere and the fit is certified."""
+    while the result is gathered: the block restarts elsewhere and the fit is certified. With
+    ``known`` the round begins only once the scheduler knows of the loss, when Dask's actor
+    refuses the call itself rather than failing its future."""
     X, y = _data(400)
     tol = 1e-5
     with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=":0",
@@ -129,6 +133,10 @@ def test_a_worker_lost_and_the_fit_is_still_certified(monkeypatch, stage, at):
             if calls["n"] == at:  # kill the worker holding block 0
                 holder = self.blocks[0]._address
                 os.kill(c.run(os.getpid, workers=[holder])[holder], signal.SIGKILL)
+                deadline = time.monotonic() + 30
+                while known and self.blocks[0]._future.status == "finished" and time.monotonic() < deadline:
+                    time.sleep(0.05)
+                assert not known or self.blocks[0]._future.status == "error"
             return original(self, *args)
 
         monkeypatch.setattr(cocoa.CoCoA, stage, killing_first)

@@ -83,7 +83,7 @@ class CoCoA:
         w, v = np.zeros(self.size), np.zeros((K, self.size))
         trace = RoundTrace(self.cluster)
         r = recoveries = 0
-        _, lost = _gather([b.start(key, s) for b, s in zip(self.blocks, seeds)])
+        _, lost = _gather([_send(b, "start", key, s) for b, s in zip(self.blocks, seeds)])
         take = False
         while True:
             if lost:
@@ -109,7 +109,7 @@ class CoCoA:
 
     def _round(self, key, w, problem, take):
         """Every block's (loss, dual, dw), and the blocks whose worker did not answer."""
-        return _gather([b.round(key, w, problem, take) for b in self.blocks])
+        return _gather([_send(b, "round", key, w, problem, take) for b in self.blocks])
 
     def _recover(self, lost, key, w, v, seeds, r, trace, recoveries):
         """Restart the lost blocks on live workers: alpha_[k] = 0, w -= v_k."""
@@ -135,22 +135,36 @@ class CoCoA:
     def _finish(self, key, problem, tol, r, trace):
         """(Result, lost): w afresh from the blocks' alpha_[k], its certificate, and alpha
         gathered; or (None, the blocks lost meanwhile)."""
-        parts, lost = _gather([b.combination(key, problem, self.size) for b in self.blocks])
+        parts, lost = _gather([_send(b, "combination", key, problem, self.size) for b in self.blocks])
         if lost:
             return None, lost
         w = np.sum(parts, axis=0)
-        sums, lost = _gather([b.sums(key, w, problem) for b in self.blocks])
-        alphas, lost_alpha = _gather([b.alpha(key) for b in self.blocks])
+        sums, lost = _gather([_send(b, "sums", key, w, problem) for b in self.blocks])
+        alphas, lost_alpha = _gather([_send(b, "alpha", key) for b in self.blocks])
         if lost or lost_alpha:
             return None, sorted(set(lost) | set(lost_alpha))
         primal, dual = _values(sums, w)
         return Result(np.concatenate(alphas), w, r, primal - dual <= tol * primal, trace.as_arrays()), []
 
 
+def _send(block, method, *args):
+    """The future of ``block.method(*args)``, or None when the scheduler already knows that the
+    block's worker is lost: distributed's Actor then refuses the call with a RuntimeError."""
+    try:
+        return getattr(block, method)(*args)
+    except RuntimeError:
+        if block._future.status in ("finished", "pending"):
+            raise  # not the loss of the actor's worker
+        return None
+
+
 def _gather(futures):
-    """The futures' results, and the indices of those whose worker did not answer."""
+    """The futures' results, and the indices of those whose worker did not answer (None: known lost)."""
     results, lost = [], []
     for k, future in enumerate(futures):
+        if future is None:
+            lost.append(k)
+            continue
         try:
             results.append(future.result())
         except LOST:
