@@ -33,7 +33,8 @@ from tqdm import tqdm
 
 import svmlab
 from svmlab import datasets
-from svmlab.rows import as_rows, lookahead, prefetch_row, row_dot
+from svmlab.rows import as_rows, lookahead, prefetch_row, prefetch_row_start, row_dot
+from svmlab.solvers.dcd import EARLY
 from benchmarks.report import write_markdown
 from benchmarks.timing import median_time, per_epoch
 from svmlab.reference import dcd as reference_dcd
@@ -61,13 +62,17 @@ def read_of(X):
 
 
 @njit(cache=True)
-def read_rows(X, order, ones):
+def read_rows(X, order, ones, shuffled):
     """The sum of every row of X (``ones``: a vector of ones, one entry a column) read in ``order``
-    and prefetched ahead as a DCD pass prefetches them: what a pass in that order reads, without its
-    steps, the floor of its time."""
+    and prefetched ahead as a DCD pass in that order prefetches them (``shuffled``: a permutation,
+    whose rows' starts are asked for early): what the pass reads, without its steps, the floor of
+    its time."""
     ahead, n = lookahead(X), order.shape[0]
+    early = EARLY * ahead if shuffled else n
     s = 0.0
     for t in range(n):
+        if t + early < n:
+            prefetch_row_start(X, order[t + early])
         if t + ahead < n:
             prefetch_row(X, order[t + ahead])
         s += row_dot(X, order[t], ones, 0.0)
@@ -92,7 +97,7 @@ def pass_against_memory(X, y, repeat, order="permutation"):
         per_pass = float(np.median(np.diff(model.trace_.time)[1:]))  # pass 1 also touches w's zeros
         t_read, _ = median_time(read_of(X), 5)
         in_order = rng.permutation(index) if order == "permutation" else index
-        t_rows, _ = median_time(lambda: read_rows(rows, in_order, ones), 5)
+        t_rows, _ = median_time(lambda: read_rows(rows, in_order, ones, order == "permutation"), 5)
         rounds.append((per_pass, t_read, t_rows, per_pass / t_read, t_rows / t_read))
     return tuple(float(v) for v in np.median(rounds, axis=0))
 

@@ -71,6 +71,10 @@ def lookahead(X):
     raise NotImplementedError  # pragma: no cover
 
 
+def prefetch_row_start(X, i):
+    raise NotImplementedError  # pragma: no cover
+
+
 @overload(n_rows, jit_options=OVERLOAD_OPTIONS)
 def _n_rows(X):
     if _is_dense(X):
@@ -213,6 +217,22 @@ def _prefetch_row(X, i):
         if end > start:
             prefetch(X.data, end - 1)
             prefetch(X.indices, end - 1)
+    return sparse
+
+
+@overload(prefetch_row_start, jit_options=OVERLOAD_OPTIONS)
+def _prefetch_row_start(X, i):
+    """Start loading where row i begins: its first cache line (dense) or its entry of indptr
+    (CSR), which :func:`prefetch_row` must read before it can ask for the row's lines. Called
+    further ahead than prefetch_row, it takes that first miss (and the page walk of a row in a
+    random order) off the later call's path."""
+    if _is_dense(X):
+        def dense(X, i):
+            prefetch(X[i], 0)
+        return dense
+
+    def sparse(X, i):
+        prefetch(X.indptr, i)
     return sparse
 
 

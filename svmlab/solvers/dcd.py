@@ -30,9 +30,9 @@ import numpy as np
 from .. import objective as obj
 from .. import trace
 from ..jit import njit
-from ..rows import assign, distance, dot, lookahead, margins, prefetch, prefetch_row, row_axpy, row_dot
+from ..rows import assign, distance, dot, lookahead, margins, prefetch, prefetch_row, prefetch_row_start, row_axpy, row_dot
 from . import ORDERS
-from .coordinate import (ACTIVE, CYCLIC, EPOCH, N_ACTIVE, RANDOM, ShrinkingState, below, clipped_step,
+from .coordinate import (ACTIVE, CYCLIC, EPOCH, N_ACTIVE, PERMUTATION, RANDOM, ShrinkingState, below, clipped_step,
                          compact, diagonals, end_pass, seed, shuffle, starting_point)
 
 Rule = namedtuple("Rule", "tol max_iter shrinking order dw_rule")
@@ -98,7 +98,7 @@ def _advance(p, rule, s, w_old, buf, budget):
         if w_old is not None:
             assign(w_old, s.w)
         M_new, m_new, new_active, moved = _pass(p, s, active, bounds[_M_OLD], bounds[_M_LOW], rule.shrinking,
-                                                rule.order == RANDOM)
+                                                rule.order)
         if w_old is not None:
             bounds[_DW] = distance(s.w, w_old)
         met = bounds[_DW] < rule.tol if rule.dw_rule else M_new - m_new <= rule.tol
@@ -116,10 +116,18 @@ def _advance(p, rule, s, w_old, buf, budget):
     return budget, False
 
 
+# In a permutation every row and every per-sample value is a cache miss of its own. The values
+# and the row's start are asked for EARLY times the lookahead ahead, the row's lines at the
+# lookahead, which is about one memory latency of rows: so a CSR row's address (its indptr) has
+# arrived when its lines are asked for. Against asking for all at the lookahead this measured a
+# sparse pass 8 % faster and a dense one the same.
+EARLY = 4
+
+
 @njit(cache=True, inline="always")
-def _pass(p, s, active, M_old, m_old, shrinking, draw):
+def _pass(p, s, active, M_old, m_old, shrinking, order):
     """One outer pass of Algorithm 3.1 (4.1 with shrinking) over index[:active]: in order, or
-    ``active`` coordinates drawn with replacement (``draw``). Variables that meet a shrinking
+    ``active`` coordinates drawn with replacement (``order`` RANDOM). Variables that meet a shrinking
     condition (eq. 4.2) are marked, then dropped from the prefix, the others keeping their
     order. Returns max PG, min PG, the new active size and whether any variable moved (a step
     is taken only where |PG_i| > 1e-12, as in LIBLINEAR)."""
@@ -127,16 +135,21 @@ def _pass(p, s, active, M_old, m_old, shrinking, draw):
     alpha, w, QD, U, Dg, index, shrunk = s.alpha, s.w, s.QD, s.U, s.Dg, s.index, s.shrunk
     M_new, m_new = -np.inf, np.inf
     moved = False
+    draw = order == RANDOM
     ahead = lookahead(X)
+    early = EARLY * ahead if order == PERMUTATION else active  # in index order the hardware's prefetcher has them
     for t in range(active):
-        if not draw and t + ahead < active:
-            r = index[t + ahead]
-            prefetch_row(X, r)
+        if t + early < active:
+            r = index[t + early]
+            prefetch_row_start(X, r)
             prefetch(alpha, r)
             prefetch(y, r)
             prefetch(QD, r)
             prefetch(U, r)
             prefetch(Dg, r)
+            prefetch(shrunk, r)
+        if not draw and t + ahead < active:
+            prefetch_row(X, index[t + ahead])
         i = index[below(active) if draw else t]
         if shrunk[i]:  # drawn again after it was shrunk in this pass
             continue
