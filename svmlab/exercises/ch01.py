@@ -9,17 +9,20 @@ from . import close, exercise, fit_quietly, is_number, toy
 CS = 10.0 ** np.arange(-3.0, 1.5, 0.5)  # the grid of exercise 1.4
 
 
-@exercise("1.1", wrong=[0.5, 1.0, 2.0])
+@exercise("1.1", wrong=[0.0, 1.1207, 2.5, -1.4006])
 def _(answer):
     Xs, ys = toy(400)
     model = fit_quietly(LinearSVM(C=1.0, solver="subgradient", tol=1e-2, max_iter=20000), Xs, ys)
     w, b = model.coef_.ravel(), model.intercept_[0]
-    if close(answer, 2.0 / np.hypot(np.linalg.norm(w), b), rtol=1e-6):
-        return "that width includes the bias; the bias moves the band, it does not widen it"
-    if close(answer, 1.0 / np.linalg.norm(w), rtol=1e-6):
-        return "that is the distance from the boundary to one margin; the band has two sides"
-    if not close(answer, 2.0 / np.linalg.norm(w), rtol=1e-6):
-        return "the band lies between f = -1 and f = +1; measure its width with coef_ alone"
+    norm = np.linalg.norm(w)
+    if close(answer, 2.0 / norm, rtol=1e-3):
+        return "that is the width of the band between the margins; the question is where the boundary f = 0 lies"
+    if close(answer, abs(b), rtol=1e-3):
+        return "f(0) = b is a value of f, not a distance; §1.1 turns values of f into distances"
+    if close(answer, b / norm, rtol=1e-3):
+        return "that distance is signed (it says on which side the origin lies); give its size"
+    if not close(answer, abs(b) / norm, rtol=1e-4):  # four digits, as a reader may copy them
+        return "use the geometric margin of §1.1, the signed distance of a point to the boundary, at x = 0"
     return None
 
 
