@@ -31,7 +31,7 @@ def _(answer):
 @lru_cache(maxsize=None)
 def _l2_values():
     X, y = toy(200)
-    return {C: _l2_optimum(X, y, C)[0] for C in (0.5, 1.0, 2.0)}
+    return {C: _l2_optimum(X, y, C)[0] for C in (1.5, 3.0, 6.0)}
 
 
 @exercise("3.2", wrong=[0.0, 1.0, 100.0])
@@ -39,11 +39,11 @@ def _(answer):
     if not is_number(answer):
         return "give one number, the optimal primal value"
     values = _l2_values()
-    if close(answer, values[1.0], rtol=1e-5):
+    if close(answer, values[3.0], rtol=1e-5):
         return "that is the optimum of eq. (2)'s form C sum xi^2; the penalty of eq. (3) is smaller"
-    if close(answer, values[2.0], rtol=1e-5):
+    if close(answer, values[6.0], rtol=1e-5):
         return "the C/2 form is the C-form with a smaller C', not a larger one"
-    if not close(answer, values[0.5], rtol=1e-5):
+    if not close(answer, values[1.5], rtol=1e-5):
         return "write (C/2) sum xi^2 as C' sum xi^2, solve that C-form problem and evaluate its primal"
     return None
 
