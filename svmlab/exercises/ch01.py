@@ -91,10 +91,18 @@ def _(answer):
     return None
 
 
-@exercise("1.5", wrong=[0.0, -1.0])
+@exercise("1.5", wrong=[0.0, -1.0, -2.95])
 def _(answer):
     X, y = toy()
-    model = fit_quietly(LinearSVM(C=1.0, solver="subgradient", tol=1e-2, max_iter=500), X, y)
-    if not close(answer, model.intercept_[0], rtol=1e-6):
-        return "b = B times the weight of the appended feature (eq. 1.5), with B = 1 here"
+    B = 3.0
+    model = fit_quietly(LinearSVM(C=1.0, solver="subgradient", tol=1e-2, max_iter=3000, intercept_scaling=B), X, y)
+    b = model.intercept_[0]
+    if not is_number(answer):
+        return "the weight of the appended feature is one number"
+    if close(answer, b, rtol=1e-6):
+        return "that is the bias b itself; the question asks for the weight of the appended feature (eq. 1.5)"
+    if close(answer, b * B, rtol=1e-6):
+        return "w~ . x~ = w . x + b: the weight of the feature B times B must give b (eq. 1.5)"
+    if not close(answer, b / B, rtol=1e-6):
+        return "fit on [X, B] with B = 3 and fit_intercept=False, max_iter=3000, and read the last entry of coef_"
     return None

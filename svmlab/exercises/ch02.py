@@ -4,7 +4,7 @@ from functools import lru_cache
 
 import numpy as np
 
-from .. import KernelSVM, LinearSVM, SVMProblem, datasets
+from .. import KernelSVM, LinearSVM, SVMProblem, datasets, objective
 from . import close, exercise, is_number
 
 
@@ -50,41 +50,43 @@ def _(answer):
     return None
 
 
-@lru_cache(maxsize=1)
-def _max_dual_with_diagonal_one_over_C(C=1.0):
-    """max of sum(alpha) - 1/2 alpha'(Q + I/C)alpha over alpha >= 0, Q with the bias feature B = 1."""
-    X, y = _toy()
-    Q = SVMProblem(X, y, C=C, loss="squared_hinge", bias="regularized").Q()
-    # the maximiser of this dual, from svmlab's solver (its D_ii = 1/(2 C_i) equals 1/C at C_i = C/2)
-    a = LinearSVM(C=C / 2, loss="squared_hinge", solver="dual_gradient", tol=1e-10, max_iter=400_000).fit(X, y).alpha_
-    return a.sum() - 0.5 * a @ (Q + np.eye(len(y)) / C) @ a
-
-
-@exercise("2.3", wrong=[1.0, 2.0])
+@exercise("2.3", wrong=[0.5, 1.0, 2.0, np.sqrt(2.0)])
 def _(answer):
     if not is_number(answer) or not answer > 0:
-        return "C' is a positive number"
+        return "s is a positive number"
     X, y = _toy()
-    # the optimum of 1/2 |w|^2 + 1/2 b^2 + C' sum xi^2: svmlab's C-form primal with the bias feature B = 1
-    fit = LinearSVM(C=float(answer), loss="squared_hinge", solver="dcd", tol=1e-10, max_iter=100_000).fit(X, y)
-    primal = SVMProblem(X, y, C=float(answer), loss="squared_hinge", bias="regularized").primal(fit.coef_, fit.intercept_)
-    if not close(primal, _max_dual_with_diagonal_one_over_C(1.0), rtol=1e-6):
-        return ("with that C' the primal optimum and the maximum of the 1/C dual differ; redo (2.12) with C' "
-                "and compare the diagonal it gives with 1/C")
+    # the L2 dual (2.9) at C = 1: Q-bar = Q + D with Q on the samples with the bias feature B = 1
+    problem = SVMProblem(X, y, C=1.0, loss="squared_hinge", bias="regularized")
+    D = objective.diag(1.0, objective.SQUARED_HINGE)
+    s = float(answer)
+    # the hard-margin Q of [x_i, 1, s e_i]: the private features add s^2 on the diagonal only
+    Q_hat_diag = np.diag(problem.Q()) + s * s
+    if close(s, D, rtol=1e-3):
+        return ("the private feature enters Q-hat_ii through the inner product of [.., s e_i] with itself; "
+                "compare what it adds there with D_ii")
+    if close(s * s, 1.0, rtol=1e-3):
+        return ("that gives the diagonal 1/C of Roethel & Brynda's eqs. (9)/(12); (2.9) for svmlab's problem "
+                "(their eq. 2) has another D_ii")
+    if not close(Q_hat_diag, np.diag(problem.Q()) + D, rtol=1e-4):
+        return ("write Q-hat_ij = y_i y_j x-hat_i . x-hat_j: off the diagonal it is Q_ij; on it, match it with "
+                "Q_ii + D_ii of (2.9)")
     return None
 
 
-@exercise("2.4", wrong=[0.0, -1.0])
+@exercise("2.4", wrong=[0.0, -1.0, 2.5])
 def _(answer):
     X, y = _toy()
-    model = LinearSVM(C=1.0, intercept_scaling=2.0, solver="dual_gradient", tol=1e-6, max_iter=100_000).fit(X, y)
-    expected = model.intercept_[0]
+    B = 2.0
+    model = LinearSVM(C=1.0, intercept_scaling=B, solver="dual_gradient", tol=1e-6, max_iter=100_000).fit(X, y)
+    b = model.intercept_[0]
     if not is_number(answer):
-        return "the bias is one number"
-    if close(answer, expected / 2, rtol=1e-8) or close(answer, expected / 4, rtol=1e-8):
-        return "the bias is B times the weight of the feature B, and that weight is itself a sum with a factor B"
-    if not close(answer, expected, rtol=1e-8):
-        return "use (2.10) with B = 2, model4.alpha_ and y"
+        return "the penalty is one number"
+    if close(answer, 0.5 * b * b, rtol=1e-6):
+        return "that is 1/2 b^2; with the feature B the primal penalises the weight of that feature, not b (1.5)"
+    if close(answer, 0.5 * (b / B**2) ** 2, rtol=1e-6):
+        return "that weight is (2.6) on the augmented data: each term alpha_i y_i x~_i carries the feature's value B"
+    if not close(answer, 0.5 * (b / B) ** 2, rtol=1e-6):
+        return "the weight of the feature B is the last entry of w(alpha) on [x_i, B] (2.6); the penalty is half its square"
     return None
 
 
