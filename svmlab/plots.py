@@ -406,8 +406,8 @@ def plot_weight_path(trace, k=None, ax=None, target=None):
     if shown.size and np.all(shown > 0):
         ax.set_xscale("log")
         ax.set_yscale("log")
-    ax.set_xlabel("$w_1$")
-    ax.set_ylabel("$w_2$")
+    ax.set_xlabel("$w[1]$")  # coordinates in brackets: a subscript on w counts epochs (chapter 1)
+    ax.set_ylabel("$w[2]$")
     ax.legend(fontsize="small", loc="upper left")
     return ax
 

@@ -49,6 +49,7 @@ def test_weight_path_follows_the_snapshots_and_goes_log_when_positive(run):
     np.testing.assert_allclose(drawn, expected)
     assert ax.get_xscale() == "log" and ax.get_yscale() == "log"
     np.testing.assert_allclose(ax.lines[-1].get_xydata()[0], model.coef_.ravel()[:2])
+    assert (ax.get_xlabel(), ax.get_ylabel()) == ("$w[1]$", "$w[2]$")  # coordinates, not the iterates w_1, w_2
 
 
 def test_margins_alpha_groups_count_every_point():
