@@ -7,7 +7,7 @@ Each job fits one solver on small data in a worker process: dense and, for the l
 CSR data; for SMO and kernel DCD also with a cache too small for float64 columns (stored in
 float32); with a trace and without (a solver compiled for a fit without a trace has no
 recording code: a kernel of its own), and with each option of :data:`VARIANTS` (options that
-compile other code); then it predicts and evaluates the objective. One more job fits
+compile other code, such as ``n_jobs``); then it predicts and evaluates the objective. One more job fits
 ``svmlab.distributed.LinearSVM`` on a LocalCluster of threads, which compiles CoCoA+'s local
 kernels as its Dask workers run them. That compiles the kernels into the cache of
 :mod:`svmlab._numba_cache`, the folder keyed on the sources that every later ``import svmlab``
@@ -40,10 +40,13 @@ def layouts(estimator, solver):
 
 
 # options that compile other code than the defaults (a part passed as None by default: DCD's w of
-# the last epoch for the dw rule, SDCA's average and ASDCA's v, Pegasos' average), each fitted too
+# the last epoch for the dw rule, SDCA's average and ASDCA's v, Pegasos' average, the thread count
+# of the kernel solvers' parallel loops), each fitted too
 VARIANTS = {("LinearSVM", "dcd"): [dict(stopping="dw")],
             ("LinearSVM", "sdca"): [dict(output="average"), dict(accelerated=True, smoothing=0.1)],
-            ("LinearSVM", "pegasos"): [dict(output="average")]}
+            ("LinearSVM", "pegasos"): [dict(output="average")],
+            ("KernelSVM", "smo"): [dict(n_jobs=2)], ("KernelSVM", "dcd"): [dict(n_jobs=2)],
+            ("KernelSVR", "smo"): [dict(n_jobs=2)]}
 
 JOBS = [(estimator, solver, layout) for estimator, table in TABLES.items() for solver in table
         for layout in layouts(estimator, solver)] + [("distributed.LinearSVM", "cocoa", "dense")]
@@ -74,16 +77,18 @@ def fit_one(estimator, solver, layout):
         options = dict(fit_intercept=False) if solvers.NO_BIAS in TABLES[estimator][solver].requires else {}
         if layout == "float32 cache":
             options["cache_size"] = 0.01  # MB: less than the 60 x 60 float64 kernel matrix
-        model = getattr(svmlab, estimator)(solver=solver, max_iter=5, trace=True, **options)
+        base = dict(solver=solver, max_iter=5, **options)
+        model = getattr(svmlab, estimator)(trace=True, **base)
+        target = z if estimator.endswith("SVR") else y
         if estimator.endswith("SVR"):
             model.fit(X, z).score(X, z)
             model.set_params(trace=False).fit(X, z)
-            return time.perf_counter() - start
-        model.fit(X, y).score(X, y)
-        model.set_params(trace=False).fit(X, (y > 0).astype(int)).decision_function(X)
+        else:
+            model.fit(X, y).score(X, y)
+            model.set_params(trace=False).fit(X, (y > 0).astype(int)).decision_function(X)
         for variant in VARIANTS.get((estimator, solver), []):
             for trace in (True, False):
-                getattr(svmlab, estimator)(solver=solver, max_iter=5, trace=trace, **variant).fit(X, y)
+                getattr(svmlab, estimator)(trace=trace, **base, **variant).fit(X, target)
         if estimator == "LinearSVM":
             problem = svmlab.SVMProblem(X, np.where(y > 0, 1.0, -1.0), 1.0, "hinge", "regularized", 1.0)
             alpha = np.full(len(y), 0.5)

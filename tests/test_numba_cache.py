@@ -67,3 +67,16 @@ def test_after_the_warmup_the_options_that_compile_other_code_compile_nothing(tm
              "for o in (dict(output='average'), dict(accelerated=True, smoothing=0.5))]")
     subprocess.run([sys.executable, "-c", later], env=env, check=True)
     assert _cache_files(tmp_path) == filled
+
+
+def test_the_warmup_compiles_the_threaded_loops_of_every_solver_that_has_them():
+    """A fit with n_jobs compiles parallel loops that a default fit does not (the thread count is
+    None for one thread); the warm-up fits each solver that takes n_jobs with it too."""
+    from svmlab import warmup
+    from svmlab.solvers import N_JOBS
+
+    threaded = [(estimator, name) for estimator, table in warmup.TABLES.items() for name, solver in table.items()
+                if N_JOBS in solver.options]
+    assert threaded, "no solver takes n_jobs"
+    for job in threaded:
+        assert any(variant.get("n_jobs", 1) != 1 for variant in warmup.VARIANTS.get(job, [])), job
