@@ -6,9 +6,9 @@
 Each job fits one solver on small data in a worker process: dense and, for the linear solvers,
 CSR data; for SMO and kernel DCD also with a cache too small for float64 columns (stored in
 float32); with a trace and without (a solver compiled for a fit without a trace has no
-recording code: a kernel of its own), and with each option of :data:`VARIANTS` (options that
-compile other code, such as ``n_jobs``); then it predicts and evaluates the objective. One more job fits
-``svmlab.distributed.LinearSVM`` on a LocalCluster of threads, which compiles CoCoA+'s local
+recording code: a kernel of its own), and with each set of options of :func:`variants` (options
+that compile other code, such as ``n_jobs``); then it predicts and evaluates the objective. One
+more job fits ``svmlab.distributed.LinearSVM`` on a LocalCluster of threads, which compiles CoCoA+'s local
 kernels as its Dask workers run them. That compiles the kernels into the cache of
 :mod:`svmlab._numba_cache`, the folder keyed on the sources that every later ``import svmlab``
 with the same ``NUMBA_CACHE_DIR`` reads. The jobs run on all cores; the bar names each job as it
@@ -40,13 +40,17 @@ def layouts(estimator, solver):
 
 
 # options that compile other code than the defaults (a part passed as None by default: DCD's w of
-# the last epoch for the dw rule, SDCA's average and ASDCA's v, Pegasos' average, the thread count
-# of the kernel solvers' parallel loops), each fitted too
+# the last epoch for the dw rule, SDCA's average and ASDCA's v, Pegasos' average), each fitted too
 VARIANTS = {("LinearSVM", "dcd"): [dict(stopping="dw")],
             ("LinearSVM", "sdca"): [dict(output="average"), dict(accelerated=True, smoothing=0.1)],
-            ("LinearSVM", "pegasos"): [dict(output="average")],
-            ("KernelSVM", "smo"): [dict(n_jobs=2)], ("KernelSVM", "dcd"): [dict(n_jobs=2)],
-            ("KernelSVR", "smo"): [dict(n_jobs=2)]}
+            ("LinearSVM", "pegasos"): [dict(output="average")]}
+
+
+def variants(estimator, solver):
+    """The options fitted besides the defaults: :data:`VARIANTS`, and ``n_jobs=2`` for a solver that
+    takes n_jobs (its parallel loops are compiled for a thread count; one thread is None)."""
+    threaded = any(option.name == "n_jobs" for option in TABLES[estimator][solver].options)
+    return VARIANTS.get((estimator, solver), []) + ([dict(n_jobs=2)] if threaded else [])
 
 JOBS = [(estimator, solver, layout) for estimator, table in TABLES.items() for solver in table
         for layout in layouts(estimator, solver)] + [("distributed.LinearSVM", "cocoa", "dense")]
@@ -86,7 +90,7 @@ def fit_one(estimator, solver, layout):
         else:
             model.fit(X, y).score(X, y)
             model.set_params(trace=False).fit(X, (y > 0).astype(int)).decision_function(X)
-        for variant in VARIANTS.get((estimator, solver), []):
+        for variant in variants(estimator, solver):
             for trace in (True, False):
                 getattr(svmlab, estimator)(trace=trace, **base, **variant).fit(X, target)
         if estimator == "LinearSVM":

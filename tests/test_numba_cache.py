@@ -79,4 +79,4 @@ def test_the_warmup_compiles_the_threaded_loops_of_every_solver_that_has_them():
                 if N_JOBS in solver.options]
     assert threaded, "no solver takes n_jobs"
     for job in threaded:
-        assert any(variant.get("n_jobs", 1) != 1 for variant in warmup.VARIANTS.get(job, [])), job
+        assert any(variant.get("n_jobs", 1) != 1 for variant in warmup.variants(*job)), job
