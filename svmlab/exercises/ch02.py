@@ -14,19 +14,42 @@ def _toy():
     return X[:200], y[:200]
 
 
-@exercise("2.1", wrong=[0.0, -1.0])
-def _(answer):
-    X, y = _toy()
-    model = LinearSVM(C=1.0, loss="hinge", solver="dual_gradient", tol=1e-6, max_iter=100_000).fit(X, y)
-    alpha = model.alpha_
-    expected = SVMProblem(X, y, C=1.0, loss="hinge", bias="regularized").dual(alpha)
-    if not is_number(answer):
-        return "the dual value is one number"
+def _dual_without_bias(alpha, X, y, B):
     v = X.T @ (alpha * y)
-    if close(answer, alpha.sum() - 0.5 * v @ v, rtol=1e-8):
-        return "the model has a regularized bias: w(alpha) has a last entry for the feature B = 1 (2.10)"
-    if not close(answer, expected, rtol=1e-8):
-        return "evaluate (2.8) with w(alpha) = sum_i alpha_i y_i x_i on the augmented data [x_i, 1]"
+    return alpha.sum() - 0.5 * v @ v
+
+
+def _dual_with_unit_feature(alpha, X, y, B):
+    v = np.append(X.T @ (alpha * y), alpha @ y)  # the feature's value taken as 1 whatever B is
+    return alpha.sum() - 0.5 * v @ v
+
+
+def _dual_cases():
+    """(alpha, X, y, B) on which 2.1's function is tried: the toy's points, feasible alphas of
+    the hinge box [0, 1] (half of them at 0), and two values of the bias feature."""
+    X, y = _toy()
+    rng = np.random.default_rng(21)
+    for B in (1.0, 2.0):
+        alpha = rng.uniform(0.0, 1.0, len(y)) * (rng.uniform(size=len(y)) < 0.5)
+        yield alpha, X, y, B
+
+
+@exercise("2.1", wrong=[0.0, _dual_without_bias, _dual_with_unit_feature, lambda alpha, X, y, B: 0.0])
+def _(answer):
+    if not callable(answer):
+        return "the answer is a function dual_value(alpha, X, y, B) returning one number"
+    for alpha, X, y, B in _dual_cases():
+        got = answer(alpha.copy(), X.copy(), y.copy(), B)
+        if not is_number(got) and not (isinstance(got, np.ndarray) and got.size == 1):
+            return "return one number, the dual value"
+        expected = SVMProblem(X, y, C=1.0, loss="hinge", bias="regularized", intercept_scaling=B).dual(alpha)
+        if close(float(got), expected, rtol=1e-10):
+            continue
+        if close(float(got), _dual_without_bias(alpha, X, y, B), rtol=1e-10):
+            return "that is the dual without a bias: w(alpha) has a last entry for the feature B (2.10)"
+        if B != 1.0 and close(float(got), _dual_with_unit_feature(alpha, X, y, B), rtol=1e-10):
+            return "right for B = 1, not for B = 2: the feature's value B enters each x_i and so w(alpha) (2.6)"
+        return f"wrong for B = {B:g}: evaluate (2.8) with w(alpha) = sum_i alpha_i y_i [x_i, B] (2.6 on the augmented data)"
     return None
 
 

@@ -48,22 +48,33 @@ def _(answer):
     return None
 
 
-@lru_cache(maxsize=None)
-def _margins():
-    X, y = toy(200)
-    _, model = _l2_optimum(X, y, 1.0)
-    return np.maximum(0.0, 1.0 - y * model.decision_function(X))
+def _slack_only(f, y, C):
+    return np.maximum(0.0, 1.0 - y * f)
 
 
-@exercise("3.3", wrong=[np.zeros(200), np.ones(200)])
+def _unclipped(f, y, C):
+    return 2.0 * C * (1.0 - y * f)
+
+
+@exercise("3.3", wrong=[np.zeros(200), _slack_only, _unclipped, lambda f, y, C: C * np.maximum(0.0, 1.0 - y * f)])
 def _(answer):
-    slack = _margins()
-    if np.shape(answer) != slack.shape:
-        return "give one alpha_i per sample of the subsample (an array of length 200)"
-    if close(answer, slack, rtol=1e-6, atol=1e-8):
-        return "that is the slack xi_i; (2.12) scales it by 2 C_i"
-    if not close(answer, 2.0 * slack, rtol=1e-6, atol=1e-8):
-        return "use y_i f(x_i) from decision_function and (2.12), with C_i = 1"
+    if not callable(answer):
+        return "the answer is a function alpha_from_margins(f, y, C) returning one alpha_i per sample"
+    X, y = toy(200)
+    for C in (1.0, 0.3):
+        _, model = _l2_optimum(X, y, C)
+        f = model.decision_function(X)
+        got = np.asarray(answer(f.copy(), y.copy(), C), dtype=float)
+        if got.shape != y.shape:
+            return "return one alpha_i per sample (an array of the length of y)"
+        if (got < 0).any():
+            return "alpha_i >= 0: a point beyond its margin (y_i f(x_i) > 1) has alpha_i = 0"
+        slack = np.maximum(0.0, 1.0 - y * f)
+        if close(got, 2.0 * C * slack, rtol=1e-12, atol=1e-14):
+            continue
+        if close(got, slack, rtol=1e-12, atol=1e-14):
+            return "that is the slack xi_i; (2.12) scales it by 2 C_i"
+        return f"wrong at C = {C:g}: (2.12) gives alpha_i from the slack max(0, 1 - y_i f(x_i)) and C_i"
     return None
 
 
