@@ -142,7 +142,8 @@ def test_average_and_random_outputs_are_states_of_the_run(data):
     n, epochs = len(y), 6
     seed = int(np.random.default_rng(5).integers(2**31 - 1))
     sequence = sdca.epoch_orders(seed, 0, n, epochs).ravel()
-    states = [C * y * sdca_hinge(X, y, 1.0 / (n * C), sequence[:t])[0] for t in range(n * epochs // 2, n * epochs)]
+    run = sdca_hinge(X, y, 1.0 / (n * C), sequence, all_states=True)  # run[t]: alpha after t steps
+    states = [C * y * alpha for alpha in run[n * epochs // 2:n * epochs]]
     mean = np.mean(states, axis=0)
     avg = _budget(X, y, max_iter=epochs, random_state=5, output="average")
     np.testing.assert_allclose(avg.alpha_, mean, rtol=0, atol=1e-10)

@@ -9,17 +9,19 @@ lam = 1/(n C) and alpha = C y alpha_SDCA (book eq. 6.3). Dense X, no bias, equal
 import numpy as np
 
 
-def sdca_hinge(X, y, lam, sequence, batch_size=1):
+def sdca_hinge(X, y, lam, sequence, batch_size=1, all_states=False):
     """SDCA with the closed-form hinge step (Shalev-Shwartz and Zhang 2013, book eq. 6.5):
 
     Delta alpha_i = y_i clip((1 - y_i x_i.w) / (|x_i|^2 / (lam n)) + y_i alpha_i, 0, 1) - alpha_i
 
     With ``batch_size`` b > 1 the steps of b consecutive samples of ``sequence`` are computed
-    at the same w and each applied scaled by 1/b (mini-batch SDCA, eq. 6.8).
+    at the same w and each applied scaled by 1/b (mini-batch SDCA, eq. 6.8). Returns
+    (alpha, w), or with ``all_states`` the list alpha_0 = 0, alpha_1, ... after each batch.
     """
     n, d = X.shape
     alpha = np.zeros(n)
     w = np.zeros(d)
+    states = [alpha.copy()]
     for start in range(0, len(sequence), batch_size):
         batch = sequence[start:start + batch_size]
         steps = []
@@ -30,7 +32,8 @@ def sdca_hinge(X, y, lam, sequence, batch_size=1):
         for i, delta in zip(batch, steps):
             alpha[i] += delta / len(batch)
             w += delta / len(batch) * X[i] / (lam * n)
-    return alpha, w
+        states.append(alpha.copy())
+    return states if all_states else (alpha, w)
 
 
 def pegasos(X, y, lam, epochs, k=1, projection=True, all_states=False):
