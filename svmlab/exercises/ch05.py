@@ -72,16 +72,43 @@ def _gu_box(la, lb, ya, yb):
     return max(0.0, -C - zeta * yb), min(C, -zeta * yb)
 
 
-@exercise("5.3", wrong=[0.0, 1.0, -1.0])
+def _bias_steps():
+    """Steps of the 5.3 check: (b_old, E_b, d_a, d_b, y_a, y_b, K_ab, K_bb, the b_new of the margin
+    condition), drawn at random: g(x_b) before the step, then g after it changed by both variables."""
+    rng = np.random.default_rng(53)
+    for _ in range(6):
+        b_old, g_b = rng.normal(size=2)
+        d_a, d_b = rng.uniform(-1.0, 1.0, size=2)
+        y_a, y_b = rng.choice([-1.0, 1.0], size=2)
+        K_ab, K_bb = rng.uniform(0.1, 1.0, size=2)
+        g_new = g_b - d_a * y_a * K_ab - d_b * y_b * K_bb  # g(x) = sum_k lambda_k y_k K(x_k, x)
+        yield b_old, g_b + b_old - y_b, d_a, d_b, y_a, y_b, K_ab, K_bb, y_b - g_new
+
+
+def _as_printed(b_old, E_b, d_a, d_b, y_a, y_b, K_ab, K_bb):
+    return b_old - E_b + d_a * y_a * K_ab  # Gu's bracket (lambda_b - lambda_b) = 0
+
+
+def _without_b_old(b_old, E_b, d_a, d_b, y_a, y_b, K_ab, K_bb):
+    return -E_b + d_a * y_a * K_ab + d_b * y_b * K_bb
+
+
+@exercise("5.3", wrong=[0.0, _as_printed, _without_b_old,
+                        lambda b_old, E_b, d_a, d_b, y_a, y_b, K_ab, K_bb: b_old + E_b + d_a * y_a * K_ab + d_b * y_b * K_bb])
 def _(answer):
-    if not is_number(answer):
-        return "give the new bias as a number"
-    b_old, E, lam, new, a, bb, y, K, direct = bias_case()
-    printed = b_old - E[bb] + (lam[a] - new[a]) * y[a] * K[a, bb]  # the slip: (lam_b - lam_b) = 0
-    if close(answer, printed):
-        return "that is the formula as Gu prints it; the last term must use the change of lambda_b"
-    if not close(answer, direct):
-        return "write y_b (f(x_b) + b_new) = 1 for the free variable b and solve for b_new"
+    if not callable(answer):
+        return "the answer is a function bias_update(b_old, E_b, d_a, d_b, y_a, y_b, K_ab, K_bb) returning b_new"
+    for *args, expected in _bias_steps():
+        got = answer(*args)
+        if not is_number(got):
+            return "return one number, b_new"
+        if close(got, expected, rtol=1e-10, atol=1e-12):
+            continue
+        if close(got, _as_printed(*args), rtol=1e-10, atol=1e-12):
+            return "that is the formula as Gu prints it; the step also moved lambda_b, and g(x_b) with it"
+        if close(got, _without_b_old(*args), rtol=1e-10, atol=1e-12):
+            return "E_b holds b_old: write g(x_b) through E_b before you solve for b_new"
+        return "write g(x_b) after the step through g(x_b) before it and the two changes, then solve y_b (g(x_b) + b_new) = 1"
     return None
 
 

@@ -10,7 +10,7 @@ Lin 2005):
    m(alpha) = s_i; M(alpha) is the smallest s over I_low (the mirror set), and the second
    index j is taken from I_low by ``selection``:
    ``"max_violating"`` the smallest s (Keerthi et al.), ``"second_order"`` the largest
-   decrease (s_i - s_j)^2 / eta_ij of f among the violating j (Fan et al., the default),
+   decrease (s_i - s_j)^2 / (2 eta_ij) of f among the violating j (Fan et al., the default),
    ``"random"`` a uniformly random violating j (the random partner of Gu (2019) and of the
    "simplified SMO" of many courses; i is still the maximal violator, so every step makes
    progress);
