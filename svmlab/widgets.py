@@ -343,9 +343,14 @@ def _svr_problem(model, X, z):
                       degree=model.degree, coef0=model.coef0)
 
 
+EDGE = 1e-6  # a residual within this of epsilon is on the tube's edge, not outside it
+
+
 def describe_svr(model, X, z, X_test=None, z_test=None):
     """Deterministic lines on a fitted svmlab LinearSVR/KernelSVR: support vectors, points
-    outside the tube, mean absolute train (and test) error, P, D and the gap P - D."""
+    outside the tube (by more than EDGE: a point on its edge sits there only to the fit's
+    tolerance, as chapter 9's check of the KKT conditions (9.6) allows), mean absolute train (and test)
+    error, P, D and the gap P - D."""
     problem = _svr_problem(model, X, z)
     beta = model.alpha_
     if hasattr(model, "coef_"):
@@ -355,7 +360,7 @@ def describe_svr(model, X, z, X_test=None, z_test=None):
     dual = problem.dual(beta)
     residual = np.abs(z - model.predict(X))
     lines = [f"support vectors = {len(model.support_)} of {len(z)}; outside the tube: "
-             f"{int(np.count_nonzero(residual > model.epsilon))}",
+             f"{int(np.count_nonzero(residual > model.epsilon + EDGE))}",
              f"train error (mean |z - f|) = {residual.mean():.4f}"]
     if X_test is not None:
         lines.append(f"test error (mean |z - f|) = {np.abs(z_test - model.predict(X_test)).mean():.4f}")
