@@ -73,6 +73,18 @@ def test_show_svr_and_describe_svr_agree_with_the_kkt_conditions(line):
     assert 0 <= values["gap P - D"] < 1e-6
 
 
+def test_describe_svr_counts_outside_the_tube_only_the_points_at_the_bound():
+    """(9.6): a point outside the tube has |beta_i| = C. Chapter 9's line at epsilon = 0.5 has a point on
+    the edge whose residual exceeds epsilon by 4e-10 (the fit's tolerance), with |beta_i| < C: on, not outside."""
+    x, z = datasets.make_noisy_line()
+    model = svmlab.LinearSVR(C=1.0, epsilon=0.5, tol=1e-8, max_iter=20000, random_state=0).fit(x[:, None], z)
+    residual = np.abs(z - model.predict(x[:, None]))
+    outside = int(re.search(r"outside the tube: (\d+)", widgets.describe_svr(model, x[:, None], z)).group(1))
+    at_bound = np.count_nonzero(np.abs(model.alpha_) >= model.C * (1 - 1e-9))
+    assert outside == at_bound > 0
+    assert np.count_nonzero(residual > model.epsilon) > outside  # the edge point, beyond epsilon by rounding
+
+
 def test_svr_explorer_epsilon_slider_refits_with_fewer_support_vectors(line, capsys):
     x, z, x_test, z_test = line
     est = svmlab.LinearSVR(C=1.0, epsilon=0.1, tol=1e-8, max_iter=20000, random_state=0)
