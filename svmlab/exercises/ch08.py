@@ -68,14 +68,39 @@ def _(answer):
     return None
 
 
-@exercise("8.4", wrong=[0.0, -0.1, 1.0])
+def _averaging_cases():
+    """(A, alpha, Delta_1, Delta_2) on which 8.4's function is tried: random rows and changes."""
+    rng = np.random.default_rng(84)
+    for n, d in ((6, 3), (9, 4), (5, 7)):
+        yield rng.standard_normal((n, d)), rng.uniform(0, 1, n), rng.uniform(-0.5, 0.5, n), rng.uniform(-0.5, 0.5, n)
+
+
+def _hinge_dual(A, alpha):
+    w = A.T @ alpha
+    return alpha.sum() - 0.5 * w @ w
+
+
+def _quarter(A, delta_1, delta_2):
+    v = A.T @ (delta_1 - delta_2)
+    return 0.25 * v @ v
+
+
+@exercise("8.4", wrong=[0.0, _quarter, lambda A, delta_1, delta_2: -0.125 * np.sum((A.T @ (delta_1 - delta_2)) ** 2),
+                        lambda A, delta_1, delta_2: 0.0])
 def _(answer):
-    left = dual(ALPHA0 + 0.5 * (DELTAS[0] + DELTAS[1]))
-    right = 0.5 * (dual(ALPHA0 + DELTAS[0]) + dual(ALPHA0 + DELTAS[1]))
-    if not is_number(answer):
-        return "give D(averaged point) minus the average of the two D values, a number"
-    if close(answer, -(left - right)):
-        return "the sign: the averaged point's dual comes first"
-    if not close(answer, left - right):
-        return "evaluate D at alpha + (Delta_1 + Delta_2)/2 and at alpha + Delta_k with exercises.ch08.dual"
+    if not callable(answer):
+        return "the answer is a function averaging_gain(A, delta_1, delta_2) returning one number"
+    for A, alpha, d1, d2 in _averaging_cases():
+        expected = _hinge_dual(A, alpha + 0.5 * (d1 + d2)) - 0.5 * (_hinge_dual(A, alpha + d1) + _hinge_dual(A, alpha + d2))
+        got = answer(A.copy(), d1.copy(), d2.copy())
+        if not is_number(got):
+            return "return one number, the difference"
+        if close(got, expected, rtol=1e-10, atol=1e-12):
+            continue
+        if close(got, -expected, rtol=1e-10, atol=1e-12):
+            return "the sign: the dual at the averaged point comes first"
+        if close(got, 2.0 * expected, rtol=1e-10, atol=1e-12):
+            return "a factor of 2: the midpoint's quadratic term is 1/2 |A'(a + (d1 + d2)/2)|^2; expand all three"
+        return ("expand the three duals: the linear terms cancel, and so does every cross term with alpha; "
+                "what is left depends on A and on d1 - d2 only")
     return None
