@@ -78,29 +78,29 @@ def _(answer):
     return None
 
 
-def _grid():
-    for a in (0.0, 0.3, 2.0):
-        for G in (-1.5, -0.2, 0.0, 0.4, 3.0):
-            for Q in (0.7, 2.5):
-                yield a, G, Q
+def _shortening(sqnorm, C):
+    """The double diagonal's step over (3.5)'s from alpha_i = 0 with G_i < 0: -G / (sqnorm + 1/C)
+    against -G / (sqnorm + 1/(2C))."""
+    return (sqnorm + 0.5 / C) / (sqnorm + 1.0 / C)
 
 
-@exercise("3.4", wrong=[lambda a, G, Q: max(a - max(G, 0.0) / Q, 0.0),   # the clipped gradient
-                        lambda a, G, Q: max(a - G / (Q + 0.5), 0.0),       # the double diagonal
-                        lambda a, G, Q: min(max(a - G / Q, 0.0), 1.0)])    # a box that the L2 loss has not
+@exercise("3.4", wrong=[0.5, lambda sqnorm, C: 1.0 / _shortening(sqnorm, C),   # the inverse
+                        lambda sqnorm, C: sqnorm / (sqnorm + 0.5 / C),           # against a step without D_ii
+                        lambda sqnorm, C: 0.5])
 def _(answer):
     if not callable(answer):
-        return "the answer is a function step(alpha_i, G_i, Qbar_ii) returning the new alpha_i"
-    for a, G, Q in _grid():
-        got = answer(a, G, Q)
-        if not is_number(got) and not (isinstance(got, np.ndarray) and got.size == 1):
-            return "return one number, the new alpha_i"
-        if float(got) < 0.0:
-            return "the new alpha_i must stay feasible: alpha_i >= 0"
-        if not close(float(got), max(a - G / Q, 0.0), rtol=1e-12, atol=1e-12):
-            kind = "negative" if G < 0 else "positive" if G > 0 else "zero"
-            return (f"wrong for a {kind} gradient: minimise the parabola (3.3) over alpha_i + d >= 0, "
-                    "with Qbar_ii as given (it holds D_ii already)")
+        return "the answer is a function shortening(sqnorm, C) returning the factor, a number"
+    for sqnorm in (0.5, 2.0, 5.0, 30.0):
+        for C in (0.01, 0.1, 1.0, 10.0):
+            got = answer(sqnorm, C)
+            if not is_number(got):
+                return "return one number, the printed step over (3.5)'s"
+            if close(got, _shortening(sqnorm, C), rtol=1e-10):
+                continue
+            if close(got, 1.0 / _shortening(sqnorm, C), rtol=1e-10):
+                return "that is (3.5)'s step over the printed one; the question asks the other way round (a factor below 1)"
+            return (f"wrong at |x_i|^2 + B^2 = {sqnorm:g}, C = {C:g}: write both steps from alpha_i = 0 as -G_i over a "
+                    "diagonal; (3.5)'s Qbar_ii already holds D_ii = 1/(2C) once")
     return None
 
 
