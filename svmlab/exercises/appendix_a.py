@@ -23,15 +23,24 @@ def _classes():
     return len(np.unique(digits()[2]))
 
 
-@exercise("A.1", wrong=[(10, 90), (45, 10), (9, 45)])
+def _samples():
+    """(samples of each one-vs-rest problem, samples of the one-vs-one problem of classes 0 and 1)."""
+    y_train = digits()[2]
+    return len(y_train), int(np.sum((y_train == 0) | (y_train == 1)))
+
+
+@exercise("A.1", wrong=[(10, 45), (1257, 1257), (1257, 251)])
 def _(answer):
-    K = _classes()
+    n, pair = _samples()
     if np.shape(answer) != (2,):
-        return "give a pair (one-vs-rest problems, one-vs-one problems)"
-    if close(answer, (K * (K - 1) // 2, K)):
+        return "give a pair (samples of a one-vs-rest problem, samples of the one-vs-one problem of 0 and 1)"
+    if close(answer, (pair, n)):
         return "the other way round: one-vs-rest first"
-    if not close(answer, (K, K * (K - 1) // 2)):
-        return "one-vs-rest: one problem per class; one-vs-one: one per unordered pair of classes"
+    if close(answer[0], n) and close(answer[1], 2 * n / 10, rtol=1e-3):
+        return "2n/K is the average over the pairs; count the training samples of classes 0 and 1"
+    if not close(answer, (n, pair)):
+        return ("one-vs-rest: class k against every other sample; one-vs-one: only the samples of the two classes "
+                "(count them in y_train)")
     return None
 
 
