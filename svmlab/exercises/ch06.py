@@ -27,16 +27,24 @@ def _(answer):
     return None
 
 
-@exercise("6.2", wrong=[0.2236068, 0.1, 0.25])
+def _sqrt_term_interval():
+    """The C of 6.2's interval: sqrt(kappa/k) is the least of the four terms exactly when 1/k <= kappa <= k,
+    and kappa = mu / (C R^2)."""
+    return MU_62 / (K_62 * R2_62), MU_62 * K_62 / R2_62
+
+
+@exercise("6.2", wrong=[0.0559, (1 / 8, 8.0), (1.6, 0.025), (0.025, 0.2)])
 def _(answer):
-    kappa = MU_62 / (C_62 * R2_62)  # gamma lambda n / R^2 in lambda units, lambda n = 1/C
-    expected = 0.25 * min(1.0, math.sqrt(kappa / K_62), kappa, kappa ** (2 / 3) / K_62 ** (1 / 3))
-    if not is_number(answer):
-        return "give one number: theta."
-    if not 0 < answer <= 0.25:
-        return "theta is at most 1/4 of a minimum that starts with 1."
-    if not close(answer, expected, rtol=1e-4):
-        return "convert kappa to C-form units first (lambda n = 1/C), then take the smallest of the four terms."
+    low, high = _sqrt_term_interval()
+    if np.shape(answer) != (2,):
+        return "give a pair (smallest C, largest C) of the interval"
+    if close(answer, (1 / K_62, K_62)):
+        return "that is the interval of kappa; convert it to C with kappa = mu / (C R^2)"
+    if close(answer, (high, low)):
+        return "the smaller C first"
+    if not close(answer, (low, high)):
+        return ("compare sqrt(kappa/k) with each of the other three terms: each comparison is a bound on kappa; "
+                "then write kappa = mu / (C R^2)")
     return None
 
 
