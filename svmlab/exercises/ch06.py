@@ -11,8 +11,8 @@ from . import close, exercise, fit_quietly, is_number
 
 # 6.1: the smoothed hinge's dual term at one sample
 MU_61, BETA_61 = 0.2, 0.7
-# 6.2: ASDCA's theta for unit rows
-C_62, MU_62, K_62, R2_62 = 0.5, 0.2, 8, 1.0
+# 6.2: where the batch size sets ASDCA's theta, for unit rows
+MU_62, K_62, R2_62 = 0.2, 8, 1.0
 
 
 @exercise("6.1", wrong=[0.7, 0.602, 0.749])

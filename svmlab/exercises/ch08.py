@@ -18,7 +18,12 @@ DELTAS = [np.r_[0.5, 0.3, 0.4, 0, 0, 0], np.r_[0, 0, 0, 0.6, 0.2, 0.5]]
 
 def dual(alpha):
     """D(alpha) of the hinge SVM without bias, C = 1, on the rows of A (eq. 2.9)."""
-    w = A.T @ alpha
+    return _hinge_dual(A, alpha)
+
+
+def _hinge_dual(rows, alpha):
+    """D(alpha) of the hinge SVM without bias, C = 1, on the given rows y_i x_i."""
+    w = rows.T @ alpha
     return dual_value(alpha, float(w @ w), np.ones(len(alpha)), HINGE)
 
 
@@ -73,11 +78,6 @@ def _averaging_cases():
     rng = np.random.default_rng(84)
     for n, d in ((6, 3), (9, 4), (5, 7)):
         yield rng.standard_normal((n, d)), rng.uniform(0, 1, n), rng.uniform(-0.5, 0.5, n), rng.uniform(-0.5, 0.5, n)
-
-
-def _hinge_dual(A, alpha):
-    w = A.T @ alpha
-    return alpha.sum() - 0.5 * w @ w
 
 
 def _quarter(A, delta_1, delta_2):
