@@ -32,9 +32,10 @@ def test_split_column_is_bit_identical():
 @pytest.mark.parametrize("selection", ["second_order", "max_violating", "random"])
 def test_smo_threads_give_the_same_model(selection, monkeypatch):
     monkeypatch.setattr(threads, "SPLIT_PAYS", 0)  # split every loop, however short
-    # every pair update opens parallel regions, which wait for a core the other test worker holds:
-    # 600 samples (about 90 free support vectors) keep the updates few
-    X, y = _data(600)
+    # every pair update opens parallel regions, each waiting for a core when the other test worker
+    # holds it (20 s for random selection at 600 samples in one run): 300 samples (about 70 free
+    # support vectors) keep the updates few
+    X, y = _data(300)
     one = svmlab.KernelSVM(C=10.0, selection=selection, random_state=0).fit(X, y)
     two = svmlab.KernelSVM(C=10.0, selection=selection, random_state=0, n_jobs=2).fit(X, y)
     assert np.array_equal(one.alpha_, two.alpha_) and one.intercept_[0] == two.intercept_[0]
