@@ -3,7 +3,7 @@
 Code comments and docstrings in ``svmlab/`` point the reader at the book: "eq. 3.4",
 "eqs. 5.5-5.7", "Algorithm 4.1". The chapters define those numbers in their markdown in
 three ways: an equation tag ``\\tag{3.4}``, a label written after the formula,
-"(eq. 5.9)" (or "(eq. 6.3; ...)") or ``\\text{(eq. 6.5)}``, and a bold algorithm box "**Algorithm 4.1**".
+"(eq. 5.9)" (or "(eq. 6.2; ...)") or ``\\text{(eq. 6.3)}``, and a bold algorithm box "**Algorithm 4.1**".
 This test collects the definitions from every notebook and the citations from every
 module, and names each citation that points nowhere.
 """

@@ -104,7 +104,7 @@ def test_gap_is_never_negative_and_falls_to_tol(data, params):
     assert np.isclose(p, tr.primal[-1], rtol=1e-10) and np.isclose(d, tr.dual[-1], rtol=1e-10)
     assert np.all(model.alpha_ >= 0) and np.all(model.alpha_ <= problem.upper * (1 + 1e-12))
     gamma = params.get("smoothing", 0.0)
-    if gamma:  # the certificate is the smoothed problem's (eq. 6.7)
+    if gamma:  # the certificate is the smoothed problem's (eq. 6.5)
         r = np.clip(1.0 - y * (X @ model.coef_[0]), 0.0, None)
         p -= np.sum(Ci * np.where(r >= gamma, gamma / 2, r - r**2 / (2 * gamma)))
         d -= np.sum(gamma * model.alpha_**2 / (2 * Ci))

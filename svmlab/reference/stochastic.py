@@ -3,19 +3,19 @@
 Plain loops over a given sample sequence, so that a test can feed them the very sequence a
 numba kernel visits and compare the results. They follow the papers literally (lambda, the
 dual variable alpha_SDCA with w = 1/(lam n) sum_i alpha_SDCA_i x_i); the tests convert with
-lam = 1/(n C) and alpha = C y alpha_SDCA (book eq. 6.3). Dense X, no bias, equal C_i.
+lam = 1/(n C) and alpha = C y alpha_SDCA (book eq. 6.2). Dense X, no bias, equal C_i.
 """
 
 import numpy as np
 
 
 def sdca_hinge(X, y, lam, sequence, batch_size=1, all_states=False):
-    """SDCA with the closed-form hinge step (Shalev-Shwartz and Zhang 2013, book eq. 6.5):
+    """SDCA with the closed-form hinge step (Shalev-Shwartz and Zhang 2013, book eq. 6.3):
 
     Delta alpha_i = y_i clip((1 - y_i x_i.w) / (|x_i|^2 / (lam n)) + y_i alpha_i, 0, 1) - alpha_i
 
     With ``batch_size`` b > 1 the steps of b consecutive samples of ``sequence`` are computed
-    at the same w and each applied scaled by 1/b (mini-batch SDCA, eq. 6.8). Returns
+    at the same w and each applied scaled by 1/b (mini-batch SDCA, eq. 6.4). Returns
     (alpha, w), or with ``all_states`` the list alpha_0 = 0, alpha_1, ... after each batch.
     """
     n, d = X.shape

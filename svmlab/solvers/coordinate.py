@@ -38,7 +38,7 @@ Stop.__doc__ = """The stopping rule's numbers: the tolerance and the most epochs
 @njit(cache=True)
 def diagonals(X, Ci, code, B, gamma):
     """Q-bar_ii = |[x_i, B]|^2 + D_ii, the upper bounds U_i and the diagonal D_ii (eq. 3.2);
-    D_ii = gamma / C_i for the hinge smoothed by gamma > 0 (chapter 6, eq. 6.7)."""
+    D_ii = gamma / C_i for the hinge smoothed by gamma > 0 (chapter 6, eq. 6.5)."""
     n = Ci.shape[0]
     QD, U, Dg = np.empty(n), np.empty(n), np.empty(n)
     for i in range(n):

@@ -6,20 +6,20 @@ Shalev-Shwartz and Zhang (JMLR 2013) write the problem in the lambda-form
 
 which is the book's C-form divided by n C_bar: P_lam = P_C / (n C_bar), with weights
 s_i = C_i / C_bar (all 1 when every C_i = C). Their dual variable is alpha_SDCA_i = alpha_i / (C_i y_i)
-in LIBLINEAR units (book eq. 6.3), so y_i alpha_SDCA_i in [0, 1] is alpha_i in [0, C_i]. In
-those units the lambda disappears and the closed-form step of the paper (eq. 6.5) reads
+in LIBLINEAR units (book eq. 6.2), so y_i alpha_SDCA_i in [0, 1] is alpha_i in [0, C_i]. In
+those units the lambda disappears and the closed-form step of the paper (eq. 6.3) reads
 
     alpha_i <- clip(alpha_i - G_i / (|x_i|^2 + D_ii), 0, U_i),   G_i = y_i w.x_i - 1 + D_ii alpha_i
     w       <- w + (new - old) y_i x_i
 
 which is dual coordinate descent (chapter 3) -- SDCA is DCD in other units. The smoothed hinge
-of parameter gamma (eq. 6.7) changes only D_ii: gamma / C_i, with U_i = C_i; the squared hinge
+of parameter gamma (eq. 6.5) changes only D_ii: gamma / C_i, with U_i = C_i; the squared hinge
 has D_ii = 1/(2 C_i), U_i = inf (objective.py).
 
 Options: ``order`` of the coordinates within an epoch (a fresh random permutation, index order,
 or draws with replacement); ``batch_size`` > 1 computes the steps of a mini-batch A_t at the
 same w and applies each scaled by 1/|A_t| (an average of dual-improving points, so D never falls);
-``accelerated`` runs ASDCA (Shalev-Shwartz and Zhang, NIPS 2013; eq. 6.9) on the smoothed
+``accelerated`` runs ASDCA (Shalev-Shwartz and Zhang, NIPS 2013; eq. 6.6) on the smoothed
 hinge::
 
     u = (1 - theta) w + theta v,                          v = w(alpha)
@@ -196,7 +196,7 @@ def _output(p, rule, s):
 
 @njit(cache=True)
 def _step(X, y, B, alpha, w, QD, U, Dg, i):
-    """The closed-form maximiser of D along alpha_i (eq. 6.5) minus alpha_i."""
+    """The closed-form maximiser of D along alpha_i (eq. 6.3) minus alpha_i."""
     G = y[i] * row_dot(X, i, w, B) - 1.0 + Dg[i] * alpha[i]
     return clipped_step(alpha[i], G, QD[i], U[i]) - alpha[i]
 
@@ -246,7 +246,7 @@ def _epoch(p, rule, s, v, t):
 
 @njit(cache=True, inline="always")
 def _asdca_batch(p, rule, s, v, start, stop, t):
-    """One iteration of ASDCA (eq. 6.9): dual targets -grad loss(u), then w moves towards v."""
+    """One iteration of ASDCA (eq. 6.6): dual targets -grad loss(u), then w moves towards v."""
     X, y, Ci, B = p.X, p.y, p.Ci, p.B
     gamma, theta, T0 = rule.gamma, rule.theta, rule.T0
     alpha, w, index, target, sums, since = s.alpha, s.w, s.index, s.step, s.sums, s.since
@@ -330,7 +330,7 @@ def _met(p, d, m, alpha, Ci, gamma, tol):
 @njit(cache=True)
 def _smoothing_shift(m, alpha, Ci, gamma):
     """P - P_gamma = sum_i C_i (hinge - smoothed hinge)(m_i) and D - D_gamma =
-    sum_i gamma alpha_i^2 / (2 C_i) (eq. 6.7: the smoothed loss is hinge minus gamma/2 for
+    sum_i gamma alpha_i^2 / (2 C_i) (eq. 6.5: the smoothed loss is hinge minus gamma/2 for
     m <= 1 - gamma, (1 - m)^2 / (2 gamma) on (1 - gamma, 1), and 0 beyond)."""
     dp = 0.0
     dd = 0.0
