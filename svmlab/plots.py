@@ -48,6 +48,8 @@ _SIZE_PLAIN = 12.0  # points drawn without alpha
 
 _AXIS_WORDS = {
     "epoch": "epoch (passes over the data)",
+    "active-set epoch": "epoch (passes over the active set)",  # with shrinking (chapter 4)
+    "either epoch": "epoch (passes over the data; with shrinking, over the active set)",
     "pair update": "pair updates (SMO iterations)",
     "time": "time (s)",
     "primal": "primal P(w)",
@@ -242,10 +244,13 @@ def _suffix(label, text):
 
 def _x_words(pairs, x):
     """The x axis label: for ``x="epoch"`` the unit the traces count their steps in
-    (``Trace.unit``: SMO's are pair updates), else the field's words."""
+    (``Trace.unit``: SMO's are pair updates, shrinking's passes over the active set), else the
+    field's words."""
     if x != "epoch":
         return _AXIS_WORDS.get(x, x)
     units = dict.fromkeys(getattr(trace, "unit", "epoch") for _, trace in pairs)
+    if "epoch" in units and "active-set epoch" in units:  # runs with and without shrinking: one phrase
+        units = dict.fromkeys("either epoch" if unit in ("epoch", "active-set epoch") else unit for unit in units)
     return "; ".join(_AXIS_WORDS.get(unit, unit) for unit in units)
 
 
@@ -465,14 +470,14 @@ def plot_digit_grid(images, values, shape=(28, 28), columns=8, ax=None):
     return ax
 
 
-def plot_stopping(epochs, values, tol, label, ax=None, xlabel=None):
+def plot_stopping(epochs, values, tol, label, ax=None, unit="epoch"):
     """A solver's stopping quantity against the epoch, on a log axis, with a dashed line at
     epsilon = ``tol``: the run may stop at the first epoch whose value is below the line.
 
     ``epochs`` and ``values`` are read off a trace (the relative gap, the KKT violation,
     |w_k - w_(k-1)|, or M - m at the recorded iterates); ``label`` names the quantity on the y
-    axis, ``xlabel`` the x axis (default: epochs; SMO's trace counts pair updates). Non-positive
-    values (an exact zero) are left out of the log axis.
+    axis, ``unit`` what the x axis counts (the trace's ``unit``: SMO's counts pair updates).
+    Non-positive values (an exact zero) are left out of the log axis.
     """
     ax = _axes(ax)
     epochs = np.asarray(epochs, dtype=float)
@@ -485,7 +490,7 @@ def plot_stopping(epochs, values, tol, label, ax=None, xlabel=None):
     ax.plot(epochs[shown], values[shown], marker=".", color="tab:purple", label=label)
     ax.axhline(tol, color="black", linestyle="dashed", linewidth=1, label=f"epsilon = {tol:.3g}")
     ax.set_yscale("log")
-    ax.set_xlabel(xlabel or _AXIS_WORDS["epoch"])
+    ax.set_xlabel(_AXIS_WORDS.get(unit, unit))
     ax.set_ylabel(label)
     ax.legend(fontsize="x-small", loc="upper right", framealpha=0.8)
     return ax

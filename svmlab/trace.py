@@ -41,7 +41,9 @@ class Trace:
     """A solver's record, one entry per recorded step.
 
     ``epoch`` counts the solver's steps in units of ``unit``: "epoch", passes over the data,
-    for every solver but SMO, whose steps are single pair updates ("pair update");
+    for every solver but SMO, whose steps are single pair updates ("pair update"), and
+    coordinate descent with shrinking, whose epochs pass over the active set only ("active-set
+    epoch");
     ``primal``, ``dual`` and ``gap`` are P(w), D(alpha) and P - D of the book's C-form
     problem; ``kkt`` the KKT violation (see :func:`svmlab.objective.kkt_violation`);
     ``n_active`` the samples the solver still works on (the active set with shrinking, else the

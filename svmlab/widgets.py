@@ -238,8 +238,8 @@ def show_stopping(estimator, X, y, axes=None, **params):
     rule = stopping_rule(model)
     if rule is None:
         raise ValueError(f"solver={model.solver!r} has no tol, so no stopping quantity to draw.")
-    xlabel = "pair updates (SMO iterations)" if model.solver == "smo" else None
-    plots.plot_stopping(*stopping_series(model, X, y), model.tol, _RULES[rule][0], ax=axes[1], xlabel=xlabel)
+    plots.plot_stopping(*stopping_series(model, X, y), model.tol, _RULES[rule][0], ax=axes[1],
+                        unit=model.trace_.unit)
     axes[0].figure.tight_layout()
     return model, axes, f"{model.solver}: {_RULES[rule][1]}"
 

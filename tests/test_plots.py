@@ -292,8 +292,9 @@ def test_plot_stopping_draws_the_positive_values_and_a_line_at_epsilon(ax):
     assert np.allclose(line.get_ydata(), 2e-3)
     assert ax.get_yscale() == "log" and ax.get_ylabel() == "M - m"
     assert "epsilon = 0.002" in [t.get_text() for t in ax.get_legend().get_texts()]
-    plots.plot_stopping([1, 2], [1.0, 0.5], 0.1, "gap", ax=plt.figure().gca(), xlabel="pair updates")
-    assert plt.gca().get_xlabel() == "pair updates"
+    assert ax.get_xlabel() == "epoch (passes over the data)"
+    plots.plot_stopping([1, 2], [1.0, 0.5], 0.1, "gap", ax=plt.figure().gca(), unit="pair update")
+    assert plt.gca().get_xlabel() == "pair updates (SMO iterations)"
 
 
 def test_plot_stopping_refuses_bad_input(ax):

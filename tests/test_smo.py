@@ -315,7 +315,8 @@ def test_selection_codes_follow_the_registry_choices():
 
 def test_trace_names_its_unit_and_records_the_intercept():
     """SMO's trace counts pair updates (Trace.unit) and holds b in its intercept column, the
-    snapshots' intercepts among them; kernel DCD's counts epochs, with b = 0."""
+    snapshots' intercepts among them; kernel DCD's counts epochs over the active set (shrinking,
+    the default) or over the data, with b = 0."""
     X, y = datasets.make_toy(60, random_state=9)
     tr = _fit(X, y, C=5.0, trace=3).trace_
     assert tr.unit == "pair update" and "pair updates" in repr(tr)
@@ -323,7 +324,8 @@ def test_trace_names_its_unit_and_records_the_intercept():
     at_snapshots = np.isin(tr.epoch, tr.snapshot_epoch)
     np.testing.assert_array_equal(tr.intercept[at_snapshots], tr.snapshot_intercept)
     dcd = _fit(X, y, solver="dcd", fit_intercept=False, trace=True).trace_
-    assert dcd.unit == "epoch" and np.all(dcd.intercept == 0.0) and np.all(dcd.snapshot_intercept == 0.0)
+    assert dcd.unit == "active-set epoch" and np.all(dcd.intercept == 0.0) and np.all(dcd.snapshot_intercept == 0.0)
+    assert _fit(X, y, solver="dcd", fit_intercept=False, shrinking=False, trace=True).trace_.unit == "epoch"
 
 
 def test_convergence_plot_labels_its_x_axis_by_the_trace_unit():
@@ -336,6 +338,12 @@ def test_convergence_plot_labels_its_x_axis_by_the_trace_unit():
     X, y = datasets.make_toy(60, random_state=9)
     ax = plots.plot_convergence(_fit(X, y, trace=True).trace_, field="kkt")
     assert ax.get_xlabel().startswith("pair updates")
+    shrinking = svmlab.LinearSVM(trace=True).fit(X, y).trace_
+    whole = svmlab.LinearSVM(shrinking=False, trace=True).fit(X, y).trace_
+    assert plots.plot_convergence(shrinking).get_xlabel() == "epoch (passes over the active set)"
+    assert plots.plot_convergence(whole).get_xlabel() == "epoch (passes over the data)"
+    both = plots.plot_convergence({"shrinking": shrinking, "not": whole}).get_xlabel()
+    assert both == "epoch (passes over the data; with shrinking, over the active set)"
     plt.close("all")
 
 

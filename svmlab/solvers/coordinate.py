@@ -138,12 +138,20 @@ def seed(value):
     np.random.seed(value)
 
 
+def epoch_unit(shrinking):
+    """What a coordinate descent run counts: epochs, passes over the data; with shrinking, passes
+    over the active set only (chapter 4), "active-set epoch"."""
+    return "active-set epoch" if shrinking else "epoch"
+
+
 class ShrinkingState:
     """What the shrinking DCD states (dcd, dcd_svr) share of the slice contract
     (:mod:`svmlab.solvers.slices`): ``arrays`` holds w and count = [epoch, active, n_active,
     converged]."""
 
-    unit = "epoch"
+    @property
+    def unit(self):
+        return epoch_unit(self.rule.shrinking)
 
     def status(self):
         count = self.arrays.count

@@ -34,7 +34,7 @@ from .. import trace
 from ..jit import njit, without_refcounts
 from ..kernel_rows import prepare
 from . import NO_BIAS, SolverResult, qmatrix
-from .coordinate import clipped_step, shuffle
+from .coordinate import clipped_step, epoch_unit, shuffle
 from .dual_state import (DualRun, Problem, begin, held_cache, new_scratch, new_state, reconstruct_gradient,
                          record_row, row_due, set_alpha, update_gradient_bar)
 from .kernel_cache import fit_to_active, new_generation, place
@@ -65,8 +65,6 @@ class State(DualRun):
     """A kernel DCD run as a state that :func:`svmlab.solvers.slices.run` advances by at most
     ``budget`` epochs a slice; slicing leaves the iterates unchanged bit for bit."""
 
-    unit = "epoch"
-
     def __init__(self, prob, rule, buf, sc, hold, alpha0):
         super().__init__(hold)
         self.prob, self.rule, self.buf, self.sc = prob, rule, buf, sc
@@ -77,6 +75,10 @@ class State(DualRun):
 
     def _slice(self, budget):
         return _advance(self.prob, self.rule, self.st, self.loop, self.bounds, self.buf, self.sc, self.alpha0, budget)
+
+    @property
+    def unit(self):
+        return epoch_unit(self.rule.shrinking)
 
     def status(self):
         return self.loop[EPOCH], self.loop[ACTIVE], np.nan
