@@ -227,7 +227,8 @@ class LinearSVM(_SVMBase):
     trace : False, True (record every epoch) or k (every k epochs); fills ``trace_``.
     warm_start : bool, start from the last fit's alpha (scikit-learn's convention), clipped to
         the box [0, U_i] of the current C; needs the same samples and classes.
-    verbose : bool, print a line after each slice of work (epochs, gap when known, active set).
+    verbose : bool, print a line after each slice of work (epochs, gap when known, active set;
+        DCD with shrinking counts active-set epochs, passes over the active set).
     callback : None or a function called after each slice with a
         :class:`svmlab.solvers.slices.Progress` (solver, unit, units, n_active, gap, seconds,
         finished). A fit runs in slices of about 30 ms, so Ctrl-C stops it at once.
@@ -323,11 +324,13 @@ class KernelSVM(_SVMBase):
         (at most cache_size MB) for the next fit, as the C allocator does for LIBSVM.
     n_jobs : None (one thread), a number of threads, or -1 for every core (scikit-learn's
         convention): the threads that compute kernel columns in SMO and kernel DCD. The model
-        is the same bit for bit for any number.
+        is the same bit for bit for any number. A split loop waits for all its threads, so while
+        other programs keep the cores busy, two threads can be slower than one.
     warm_start : bool, start from the last fit's alpha, clipped to the box [0, U_i] of the current
         C; with a free bias, where the clipping broke sum_i y_i alpha_i = 0 the class of the larger
         sum of alpha is scaled down until it holds again. Needs the same samples and classes.
-    verbose, callback : as :class:`LinearSVM`; SMO reports pair updates, kernel DCD epochs.
+    verbose, callback : as :class:`LinearSVM`; SMO reports pair updates, kernel DCD epochs
+        (with shrinking, active-set epochs: passes over the active set).
 
     Attributes
     ----------

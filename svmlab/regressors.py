@@ -168,7 +168,8 @@ class KernelSVR(_SVRBase):
     tol : float > 0, the stopping tolerance on LIBSVM's maximal violation.
     cache_size : float > 0, the kernel column cache in MB. shrinking : bool.
     n_jobs : None (one thread), a number of threads, or -1 for every core: the threads that
-        compute kernel columns; the model is the same bit for bit for any number.
+        compute kernel columns; the model is the same bit for bit for any number (while other
+        programs keep the cores busy, two threads can be slower than one: see KernelSVM).
     max_iter : int >= 1, the most epochs (of 2n pair updates). trace : False, True or k (every k
         pair updates), fills ``trace_``.
     warm_start : bool, start from the last fit's beta (``alpha_``), clipped to the box of the
