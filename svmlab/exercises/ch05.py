@@ -39,39 +39,6 @@ def _(answer):
     return None
 
 
-def bias_case():
-    """Section 5.2's midway state and pair: (b_old, E, lam, new, a, b, y, K, the bias that the
-    margin condition of the free variable gives)."""
-    from ..datasets import make_toy
-
-    X, y = make_toy(40, random_state=3)
-    K = kernel_matrix(make_kernel("rbf", X), X, X)
-    lam = reference.smo(y[:, None] * K * y[None, :], y, np.full(40, C), tol=0.5)[0]
-    f = lambda lam: K @ (lam * y)  # noqa: E731 - f(x) without the bias
-    free = np.flatnonzero((lam > 0) & (lam < C))
-    b_old = float(np.mean(y[free] - f(lam)[free]))
-    E = f(lam) + b_old - y
-    for a, bb in [(a, bb) for a in range(40) for bb in range(40) if a != bb]:
-        eta = K[a, a] + K[bb, bb] - 2 * K[a, bb]
-        if eta <= 1e-9:
-            continue
-        new = lam.copy()
-        L, H = _gu_box(lam[a], lam[bb], y[a], y[bb])
-        new[a] = np.clip(lam[a] + y[a] * (E[bb] - E[a]) / eta, L, H)
-        new[bb] = lam[bb] + (lam[a] - new[a]) * y[a] * y[bb]
-        if new[a] in (0.0, C) and 0 < new[bb] < C and new[a] != lam[a]:
-            return b_old, E, lam, new, a, bb, y, K, y[bb] - f(new)[bb]
-    raise AssertionError("no such pair")  # pragma: no cover - the data are fixed
-
-
-def _gu_box(la, lb, ya, yb):
-    """Gu's [L, H] (section 5.2's `gu_box`), with zeta = -lambda_a y_a - lambda_b y_b."""
-    zeta = -la * ya - lb * yb
-    if ya != yb:
-        return max(zeta * yb, 0.0), min(C + zeta * yb, C)
-    return max(0.0, -C - zeta * yb), min(C, -zeta * yb)
-
-
 def _bias_steps():
     """Steps of the 5.3 check: (b_old, E_b, d_a, d_b, y_a, y_b, K_ab, K_bb, the b_new of the margin
     condition), drawn at random: g(x_b) before the step, then g after it changed by both variables."""
