@@ -9,21 +9,26 @@ from ..estimators import LinearSVM
 from ..reference.stochastic import sdca_hinge
 from . import close, exercise, fit_quietly, is_number
 
-# 6.1: the smoothed hinge's dual term at one sample
-MU_61, BETA_61 = 0.2, 0.7
+# 6.1: the squared hinge's dual term at one sample, beta outside the hinge's box
+BETA_61 = 1.5
 # 6.2: where the batch size sets ASDCA's theta, for unit rows
 MU_62, K_62, R2_62 = 0.2, 8, 1.0
 
 
-@exercise("6.1", wrong=[0.7, 0.602, 0.749])
+@exercise("6.1", wrong=[1.5, 0.375, -0.75, math.inf])
 def _(answer):
-    expected = BETA_61 - 0.5 * MU_61 * BETA_61**2  # -phi*(-alpha) = beta - mu beta^2 / 2
+    expected = BETA_61 - BETA_61**2 / 4  # inf over a of beta a + max(0, 1 - a)^2, at a = 1 - beta / 2
     if not is_number(answer):
-        return "give one number: the value of -phi_mu*(-alpha_i)."
+        return "give one number: the value of -phi*(-alpha_i)."
+    if not math.isfinite(answer):
+        return ("beta = 1.5 lies outside the hinge's box [0, 1], but the squared hinge keeps growing as the score "
+                "falls below 1: the supremum is finite.")
     if close(answer, BETA_61, rtol=1e-9):
-        return "that is the plain hinge's term; smoothing adds a quadratic in beta."
+        return "that is the plain hinge's term; squaring the loss adds a quadratic in beta."
+    if close(answer, BETA_61 - BETA_61**2 / 2, rtol=1e-9):
+        return "that is the term of max(0, 1 - a)^2 / 2; this loss has no factor 1/2: redo the supremum."
     if not close(answer, expected, rtol=1e-6):
-        return "write the smoothed hinge as an infimal convolution of the hinge with z^2/(2 mu): conjugates add."
+        return "the supremum over the score a: where does the derivative of -beta a - max(0, 1 - a)^2 vanish?"
     return None
 
 
