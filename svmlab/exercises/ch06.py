@@ -21,14 +21,15 @@ def _(answer):
     if not is_number(answer):
         return "give one number: the value of -phi*(-alpha_i)."
     if not math.isfinite(answer):
-        return ("beta = 1.5 lies outside the hinge's box [0, 1], but the squared hinge keeps growing as the score "
-                "falls below 1: the supremum is finite.")
+        return ("beta = 1.5 lies outside the hinge's box [0, 1], but the squared hinge keeps growing as the margin "
+                "falls below 1: the term is finite.")
     if close(answer, BETA_61, rtol=1e-9):
         return "that is the plain hinge's term; squaring the loss adds a quadratic in beta."
     if close(answer, BETA_61 - BETA_61**2 / 2, rtol=1e-9):
-        return "that is the term of max(0, 1 - a)^2 / 2; this loss has no factor 1/2: redo the supremum."
+        return "that is the term of max(0, 1 - y a)^2 / 2; this loss has no factor 1/2: redo the supremum."
     if not close(answer, expected, rtol=1e-6):
-        return "the supremum over the score a: where does the derivative of -beta a - max(0, 1 - a)^2 vanish?"
+        return ("take y_i = +1, so that -alpha_i = -beta: where does the derivative of -beta a - max(0, 1 - a)^2 "
+                "in the score a vanish?")
     return None
 
 
