@@ -19,8 +19,9 @@ Columns hold only the samples that can still be asked for. Entry k of a column i
 ``pos[k]`` in its slot; at first every sample has a place (pos[k] = k, slots of length n).
 When the pool holds all of Q (every column in float64, :func:`layout`) no slot is ever evicted
 or shortened, so entry k stays at k: such a cache has ``pos`` None, and the solvers compiled for
-it read its columns without the lookup and hold no code to shorten slots (:func:`place`); it is
-the cache of every problem of up to about 5000 samples at the default 200 MB.
+it hold no code to shorten slots and no lookup of places (:func:`place`; SMO reads the places of its
+active set once per shrinking, ``smo.Packed``); it is the cache of every problem of up to about 5000
+samples at the default 200 MB.
 When shrinking has cut the active set to 3/4 of the slot length, :func:`fit_to_active` lays
 the pool out again with slots of the active set's length, keeping the cached entries, so the
 same megabytes hold more columns (as LIBSVM's columns of the active length do). A full column

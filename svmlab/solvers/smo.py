@@ -406,7 +406,7 @@ def _second(rule, act, start, stop, i, up, Qi):
     """The second position j of eq. 5.9 by ``rule`` among the positions start:stop of the active set
     given (i, up = m(alpha)), M(alpha) = min s over I_low there, and the least gain (second_order);
     Qi is the column of position i's variable (entry of position r at act.at[r])."""
-    status, G, y, QD, at = act.status, act.G, act.y, act.QD, act.at
+    status, G, y = act.status, act.G, act.y
     j = -1
     low = np.inf  # M(alpha)
     best = np.inf
@@ -423,7 +423,7 @@ def _second(rule, act, start, stop, i, up, Qi):
         if diff <= 0.0 or rule == MAX_VIOLATING:
             continue
         if rule == SECOND_ORDER:
-            eta = QD[i] + QD[r] - 2.0 * y[i] * y[r] * Qi[at[r]]
+            eta = _eta(act, Qi, i, r)
             gain = -diff * diff / (eta if eta > 0.0 else TAU)
             if gain <= best:
                 best = gain
@@ -433,6 +433,13 @@ def _second(rule, act, start, stop, i, up, Qi):
             if np.random.random() * seen < 1.0:
                 j = r
     return j, low, best
+
+
+@njit(cache=True, inline="always")
+def _eta(act, Qi, i, r):
+    """eta = Q-bar_ii + Q-bar_rr - 2 Q_ir for the positions i and r (eq. 5.6's curvature along the pair's
+    direction), Qi the column of position i's variable."""
+    return act.QD[i] + act.QD[r] - 2.0 * act.y[i] * act.y[r] * Qi[act.at[r]]
 
 
 @njit(cache=True)  # not inlined: chapter 5 calls it, and a fit compiles it for that call
@@ -471,7 +478,7 @@ def _update(act, st, Q, i, j, active_size, split, work):
     ki, kj = order[i], order[j]
     Qi = _column_at(act, Q, ki, order, active_size, work)
     Qj = _column_at(act, Q, kj, order, active_size, work)
-    eta = st.QD[ki] + st.QD[kj] - 2.0 * y[ki] * y[kj] * Qi[act.at[j]]
+    eta = _eta(act, Qi, i, j)
     ai, aj = st.alpha[ki], st.alpha[kj]
     new_i, new_j = pair_step(ai, aj, y[ki], y[kj], st.U[ki], st.U[kj], act.G[i], act.G[j], eta)
     set_alpha(st, y, ki, new_i)
