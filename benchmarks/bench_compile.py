@@ -9,8 +9,10 @@ The target of issue 14: every solver's cold first fit <= 5 s, all eight together
 
 Besides the times, each cold process records numba's compile events (``numba:compile``): the
 number of compiled functions and signatures, and the functions that took longest, so that the
-time can be cut where it goes. ``--quick`` skips the warm runs and the per-function listing.
-The table is printed and written to ``benchmarks/results/compile.md``.
+time can be cut where it goes. A last row times numba's own start-up (its first compilation in a
+fresh process, of a function of one line), which every cold fit includes. ``--quick`` skips the
+warm runs and the per-function listing. The table is printed and written to
+``benchmarks/results/compile.md``.
 """
 
 import argparse
@@ -59,6 +61,24 @@ print(json.dumps(dict(import_s=t_import, fit_s=t_fit, compiled=compiled)))
 """
 
 
+# numba's own start-up, which every cold first fit above includes: the first compilation in a fresh
+# process (its type registries and LLVM are set up then), of a function of one line
+FIRST = r"""
+import time
+import numpy as np
+from numba import njit
+t0 = time.perf_counter()
+njit(lambda a: a.sum())(np.ones(3))
+print(time.perf_counter() - t0)
+"""
+
+
+def numba_start_up():
+    """Seconds of numba's first compilation in a fresh process (:data:`FIRST`)."""
+    out = subprocess.run([sys.executable, "-c", FIRST], check=True, capture_output=True, text=True).stdout
+    return float(out.strip().splitlines()[-1])
+
+
 def first_fit(estimator, solver, cache_dir):
     """Import and first-fit seconds of one solver in a fresh process, and its compile events."""
     env = dict(os.environ, NUMBA_CACHE_DIR=cache_dir, PYTHONDONTWRITEBYTECODE="1")
@@ -90,6 +110,7 @@ def main(quick, only):
                      str(len(per)), str(len(cold["compiled"])), "yes" if cold["fit_s"] <= 5 else "NO"])
         details.append((name, sorted(cold["compiled"], key=lambda c: -c[2])[:8]))
     rows.append(["all together", f"{total_cold:.1f} s", "", "", "", "yes" if total_cold <= 30 else "NO"])
+    rows.append(["(numba's start-up, in each of the above)", f"{numba_start_up():.1f} s", "", "", "", ""])
     header = ["solver", "first fit, cold", "warm", "functions", "signatures", "<= 5 s"]
     sections = [("First fit of each solver (toy 200 x 2, max_iter=5), fresh process", header, rows)]
     if not quick:
