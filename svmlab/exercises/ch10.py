@@ -10,14 +10,14 @@ from ..problem import SVMProblem
 from ..reference.dcd import dcd
 from . import ROUNDED, close, exercise, fit_quietly, is_number, toy
 
-C_101 = 0.1  # 10.1: the Newton direction at w = 0, feature 0, breast cancer without bias
+C_101 = 0.1  # 10.1: the Newton step at w = 0, feature 0, breast cancer without bias
 C_102, EPOCHS_102 = 0.5, 5  # 10.2: DCD with indices drawn with replacement
 
 
 @exercise("10.1", wrong=[10.0, -1.0, 0.0])
 def _(answer):
     if not is_number(answer):
-        return "give one number: the Newton direction d = -P'_j / P''_j."
+        return "give one number: the Newton step z_N = -P'_j / P''_j."
     X, y = datasets.load_breast_cancer()
     x = X[:, 0]
     first = -2.0 * C_101 * np.sum(y * x)  # every margin is 0 < 1 at w = 0, so every sample is in I
