@@ -232,8 +232,7 @@ def _advance(prob, rule, st, act, loop, buf, pairs, sc, alpha0, budget):
     finished = False
     # m(alpha) and its position i: searched (on one thread: it is rare) at the start of a slice and
     # after shrinking, else found by the last pair's gradient update (_add_columns), a pass saved
-    _pack(act, st, Q, active_size)
-    up, i = _max_up(act, 0, active_size)
+    up, i = _pack(act, st, Q, active_size)
     while updates - first < budget:
         j = -1
         if updates < rule.max_updates:
@@ -243,8 +242,7 @@ def _advance(prob, rule, st, act, loop, buf, pairs, sc, alpha0, budget):
                 if rule.shrinking:
                     _unpack(act, st.order, st.G, active_size)
                     active_size, unshrunk = _shrink(st, Q, active_size, unshrunk, rule.tol, sc.work)
-                    _pack(act, st, Q, active_size)
-                    up, i = _max_up(act, 0, active_size)
+                    up, i = _pack(act, st, Q, active_size)
             for _ in range(2):  # a loop: one copy of the inlined _select
                 i, j = _select(rule, act, st, Q, active_size, up, i, sc.work)
                 if i >= 0 or active_size == n:
@@ -253,8 +251,7 @@ def _advance(prob, rule, st, act, loop, buf, pairs, sc, alpha0, budget):
                 _unpack(act, st.order, st.G, active_size)
                 _reconstruct(st, Q, active_size, sc.work)
                 active_size = n
-                _pack(act, st, Q, active_size)
-                up, i = _max_up(act, 0, active_size)
+                up, i = _pack(act, st, Q, active_size)
                 counter = 1
         else:
             i = -1
@@ -281,9 +278,11 @@ def _advance(prob, rule, st, act, loop, buf, pairs, sc, alpha0, budget):
 # -- the active set in position order (Packed) -----------------------------------------
 @njit(cache=True, inline="always")
 def _pack(act, st, Q, active_size):
-    """Fill ``act`` for the active set order[:active_size] from the state."""
+    """Fill ``act`` for the active set order[:active_size] from the state; returns m(alpha) and its
+    position there (:func:`_max_up`), which the next selection needs whenever the set is packed anew."""
     _fill_packed(act, st.order, st.G, st.status, st.QD, Q.s, active_size)
     _places(act, Q.cache.pos, Q.cache.state[LENGTH], st.order, active_size)
+    return _max_up(act, 0, active_size)
 
 
 @inner
