@@ -111,12 +111,12 @@ def _(answer):
 def _accelerated(Q_bar, U, epochs):
     """FISTA (Beck & Teboulle) on f = 1/2 a'Qa - e'a over the box [0, U], as exercise 2.5 states it."""
     L = np.linalg.eigvalsh(Q_bar).max()
-    alpha = beta = np.zeros(len(Q_bar))
+    alpha = omega = np.zeros(len(Q_bar))  # omega: the extrapolated point omega_k
     t = 1.0
     for _ in range(epochs):
-        previous, alpha = alpha, np.clip(beta - (Q_bar @ beta - 1.0) / L, 0.0, U)
+        previous, alpha = alpha, np.clip(omega - (Q_bar @ omega - 1.0) / L, 0.0, U)
         t_next = (1.0 + np.sqrt(1.0 + 4.0 * t * t)) / 2.0
-        beta = alpha + (t - 1.0) / t_next * (alpha - previous)
+        omega = alpha + (t - 1.0) / t_next * (alpha - previous)
         t = t_next
     return alpha
 
@@ -142,5 +142,5 @@ def _(answer):
             return "return alpha, one value per sample"
         if not close(got, _accelerated(Q_bar, U, epochs), rtol=1e-8, atol=1e-10):
             return (f"after {epochs} step(s) your alpha differs from the accelerated method as stated; check "
-                    "where the gradient is taken (at beta) and the momentum factor (t_k - 1)/t_(k+1)")
+                    "where the gradient is taken (at omega) and the momentum factor (t_k - 1)/t_(k+1)")
     return None
