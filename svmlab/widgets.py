@@ -187,9 +187,9 @@ _RULES = {
             "epsilon bounds the KKT violation max_i |PG_i| of the projected gradient (eq. 3.6)."),
     "kkt_free": ("maximal violation m - M",
                  "epsilon bounds LIBSVM's maximal violation m(alpha) - M(alpha) over I_up and I_low (eq. 5.9)."),
-    "pg": ("M - m of PG at the iterate",
-           "epsilon bounds M - m, the spread of the projected gradients PG_i over an epoch (eq. 3.8); "
-           "the curve shows max PG - min PG over all variables at the end of each recorded epoch."),
+    "pg": ("PG max - PG min at the iterate",
+           "epsilon bounds PG max - PG min, the spread of the projected gradients PG_i over an epoch (eq. 3.8); "
+           "the curve shows PG max - PG min over all variables at the end of each recorded epoch."),
     "dw": ("|w_k - w_(k-1)|",
            "epsilon bounds |w_k - w_(k-1)|, the change of w over one epoch (eq. 3.9): "
            "small steps, not a certificate."),
@@ -203,7 +203,7 @@ def stopping_rule(estimator):
         return None
     if solver in ("subgradient", "sdca"):
         return "gap"
-    if solver == "dcd":  # linear DCD has two rules; kernel DCD uses M - m
+    if solver == "dcd":  # linear DCD has two rules; kernel DCD uses PG max - PG min
         return getattr(estimator, "stopping", "pg")
     return "kkt_free" if isinstance(estimator, KernelSVM) and estimator.fit_intercept else "kkt"
 
@@ -248,7 +248,7 @@ def _stopping_controls(estimator):
     """A toggle between the two rules of DCD; no control for the other solvers."""
     if estimator.solver != "dcd" or not isinstance(estimator, LinearSVM):
         return {}
-    return {"stopping": ipywidgets.ToggleButtons(options=[("M - m", "pg"), ("|w_k - w_(k-1)|", "dw")],
+    return {"stopping": ipywidgets.ToggleButtons(options=[("PG max - PG min", "pg"), ("|w_k - w_(k-1)|", "dw")],
                                                  value=estimator.stopping, description="rule")}
 
 
@@ -259,7 +259,7 @@ def fit_explorer(estimator, X, y, C_range=(-3, 3), tol_range=None, figsize=(5.5,
     :func:`describe_fit`. ``C_range`` and ``tol_range`` are (low, high) exponents of 10. With a
     tol slider a second panel draws the solver's stopping quantity against the epoch with a
     line at epsilon (:func:`svmlab.plots.plot_stopping`), a line says what epsilon means for
-    that solver, and for DCD a toggle picks the rule (M - m or |w_k - w_(k-1)|). A
+    that solver, and for DCD a toggle picks the rule (PG max - PG min or |w_k - w_(k-1)|). A
     convergence warning is printed as one line. Returns the ``ipywidgets.interactive``.
     """
     controls = {"C": _log_slider("C", C_range, estimator.C)}

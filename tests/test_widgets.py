@@ -147,9 +147,9 @@ def test_fit_explorer_draws_the_stopping_rule_of_the_solver_with_a_line_at_epsil
     monkeypatch.setattr(widgets, "display", shown.append)
     box = widgets.fit_explorer(svmlab.LinearSVM(solver="dcd", tol=1e-2), X, y, C_range=(-1, 1), tol_range=(-5, -1))
     rule = box.children[2]
-    assert isinstance(rule, ipywidgets.ToggleButtons) and set(rule.options) == {("M - m", "pg"),
+    assert isinstance(rule, ipywidgets.ToggleButtons) and set(rule.options) == {("PG max - PG min", "pg"),
                                                                                  ("|w_k - w_(k-1)|", "dw")}
-    for stopping, label, words in [("pg", "M - m", "spread of the projected gradients"),
+    for stopping, label, words in [("pg", "PG max - PG min", "spread of the projected gradients"),
                                    ("dw", "|w_k - w_(k-1)|", "change of w over one epoch")]:
         shown.clear()
         capsys.readouterr()

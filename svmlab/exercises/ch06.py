@@ -9,27 +9,28 @@ from ..estimators import LinearSVM
 from ..reference.stochastic import sdca_hinge
 from . import close, exercise, fit_quietly, is_number
 
-# 6.1: the squared hinge's dual term at one sample, beta outside the hinge's box
-BETA_61 = 1.5
+# 6.1: the squared hinge's dual term at one sample, alpha_hat = alpha_i y_i outside the hinge's box
+ALPHA_HAT_61 = 1.5
 # 6.2: where the batch size sets ASDCA's theta, for unit rows
 MU_62, K_62, R2_62 = 0.2, 8, 1.0
 
 
 @exercise("6.1", wrong=[1.5, 0.375, -0.75, math.inf])
 def _(answer):
-    expected = BETA_61 - BETA_61**2 / 4  # inf over a of beta a + max(0, 1 - a)^2, at a = 1 - beta / 2
+    # inf over a of alpha_hat a + max(0, 1 - a)^2, at a = 1 - alpha_hat / 2
+    expected = ALPHA_HAT_61 - ALPHA_HAT_61**2 / 4
     if not is_number(answer):
         return "give one number: the value of -phi*(-alpha_i)."
     if not math.isfinite(answer):
-        return ("beta = 1.5 lies outside the hinge's box [0, 1], but the squared hinge keeps growing as the margin "
-                "falls below 1: the term is finite.")
-    if close(answer, BETA_61, rtol=1e-9):
-        return "that is the plain hinge's term; squaring the loss adds a quadratic in beta."
-    if close(answer, BETA_61 - BETA_61**2 / 2, rtol=1e-9):
+        return ("alpha_hat = alpha_i y_i = 1.5 lies outside the hinge's box [0, 1], but the squared hinge keeps "
+                "growing as the margin falls below 1: the term is finite.")
+    if close(answer, ALPHA_HAT_61, rtol=1e-9):
+        return "that is the plain hinge's term; squaring the loss adds a quadratic in alpha_hat."
+    if close(answer, ALPHA_HAT_61 - ALPHA_HAT_61**2 / 2, rtol=1e-9):
         return "that is the term of max(0, 1 - y a)^2 / 2; this loss has no factor 1/2: redo the supremum."
     if not close(answer, expected, rtol=1e-6):
-        return ("take y_i = +1, so that -alpha_i = -beta: where does the derivative of -beta a - max(0, 1 - a)^2 "
-                "in the score a vanish?")
+        return ("take y_i = +1, so that -alpha_i = -alpha_hat: where does the derivative of "
+                "-alpha_hat a - max(0, 1 - a)^2 in the score a vanish?")
     return None
 
 
@@ -63,8 +64,8 @@ def _sdca_no_mu_in_numerator(X, y, lam, mu, sequence):
     alpha, w = np.zeros(n), np.zeros(d)
     for i in sequence:
         q = X[i] @ X[i] / (lam * n)
-        beta = np.clip(y[i] * alpha[i] + (1 - y[i] * (X[i] @ w)) / (q + mu), 0.0, 1.0)
-        delta = y[i] * beta - alpha[i]
+        alpha_hat = np.clip(y[i] * alpha[i] + (1 - y[i] * (X[i] @ w)) / (q + mu), 0.0, 1.0)
+        delta = y[i] * alpha_hat - alpha[i]
         alpha[i] += delta
         w += delta * X[i] / (lam * n)
     return alpha, w
@@ -86,7 +87,7 @@ def _(answer):
         return "alpha has one entry a sample and w one a feature."
     if not close(w, model.coef_[0], rtol=1e-8, atol=1e-10):
         return ("your iterates differ from the library's smoothed SDCA in cyclic order: the quadratic term "
-                "mu beta^2/2 changes both the denominator and the numerator of the step.")
+                "mu alpha_hat^2/2 changes both the denominator and the numerator of the step.")
     return None
 
 
