@@ -11,8 +11,20 @@ so the tests, the warm-up and the book share one cache), else the user's cache f
 home), svmlab points numba at a temporary folder for this process, with one warning naming
 NUMBA_CACHE_DIR. This runs at ``import svmlab`` without importing numba: it hashes the sources
 (about 200 kB) and checks a folder.
+
+Several processes fill one cache at once: the warm-up's workers, pytest's workers, two notebooks.
+numba writes a function's cache without a lock between processes: it reads the function's index
+(signature -> data file), adds its signature under the first free file name and writes both back.
+Two processes that compile the same function for different signatures at the same moment can
+both take the same file name; the index then keeps one signature, pointing at the other one's
+machine code, and a later fit that loads it crashes the interpreter (it happened in a warm-up on 2
+processes: 397 files instead of 399, and a segmentation fault at the next fit of LinearSVM's
+dual_gradient; numba's issue 10128 reports the same race for GUFuncs). :func:`lock_index_files`
+makes each save and load of an index and its data one step under a file lock (``fcntl.flock``,
+POSIX; elsewhere nothing changes), held for the milliseconds of the file operations only.
 """
 
+import functools
 import hashlib
 import os
 import re
@@ -84,3 +96,31 @@ def ensure_cache():
                   f"svmlab's kernels are compiled into {folder} for this session only. Set "
                   "NUMBA_CACHE_DIR to a writable folder to keep them.", RuntimeWarning, stacklevel=3)
     return folder
+
+
+def lock_index_files():
+    """Make numba's cache-file save and load hold a lock on the folder of the index (a file
+    ``.lock`` there), so that concurrent processes never interleave an index's read, update and
+    write (see the module's notes). Called when svmlab's kernels are defined (:mod:`svmlab.jit`);
+    does nothing a second time, or where ``fcntl`` is missing."""
+    try:
+        import fcntl
+    except ImportError:  # not POSIX
+        return
+    from numba.core.caching import IndexDataCacheFile
+
+    if getattr(IndexDataCacheFile, "locked_by_svmlab", False):
+        return
+
+    def locked(method):
+        @functools.wraps(method)
+        def under_lock(self, *args):
+            os.makedirs(self._cache_path, exist_ok=True)
+            with open(os.path.join(self._cache_path, ".lock"), "a") as lock:
+                fcntl.flock(lock, fcntl.LOCK_EX)  # released when the file is closed
+                return method(self, *args)
+        return under_lock
+
+    IndexDataCacheFile.save = locked(IndexDataCacheFile.save)
+    IndexDataCacheFile.load = locked(IndexDataCacheFile.load)
+    IndexDataCacheFile.locked_by_svmlab = True

@@ -30,6 +30,10 @@ helper is part of its caller's code and may return a view.
 
 import numba
 
+from ._numba_cache import lock_index_files
+
+lock_index_files()  # several processes may fill the cache at once (svmlab._numba_cache)
+
 OVERLOAD_OPTIONS = {"cache": True, "no_cfunc_wrapper": True}  # the jit_options of svmlab's @overload
 REFCOUNTS = {"_nrt": True}  # a kernel that allocates, under a kernel compiled without_refcounts
 
