@@ -115,6 +115,8 @@ def lock_index_files():
     def locked(method):
         @functools.wraps(method)
         def under_lock(self, *args):
+            # numba makes the folder when it defines the function and again before each save; made
+            # here too, a folder deleted since then fails neither a load nor the lock (a stat call)
             os.makedirs(self._cache_path, exist_ok=True)
             with open(os.path.join(self._cache_path, ".lock"), "a") as lock:
                 fcntl.flock(lock, fcntl.LOCK_EX)  # released when the file is closed
