@@ -7,6 +7,7 @@ them to ``benchmarks/results/smo.md``; ``--quick`` (small sizes, one fit each) t
 """
 
 import argparse
+import statistics
 
 import numpy as np
 from sklearn.datasets import make_classification
@@ -21,7 +22,7 @@ from svmlab.solvers.kernel_cache import layout
 from svmlab.trace import Recorder
 
 from benchmarks.report import write_markdown
-from benchmarks.timing import interleaved, median_time
+from benchmarks.timing import median_time, round_ratios, rounds
 
 
 def standardized_data(n, d=20, seed=0):
@@ -30,25 +31,28 @@ def standardized_data(n, d=20, seed=0):
 
 
 def against_svc(sizes, Cs, repeats):
-    """svmlab on one thread and on every core (n_jobs=-1) against SVC, the three fits taken in turn;
-    the last column says whether one and all threads gave the same alpha bit for bit."""
+    """svmlab on one thread and on every core (n_jobs=-1) against SVC, the three fits taken in turn
+    (a round); the ratios are of the median times, and beside them the least and the most of the
+    rounds' own ratios, which show how far the machine moved them. The last column says whether
+    one and all threads gave the same alpha bit for bit."""
     rows = []
     for n, C in tqdm([(n, C) for n in sizes for C in Cs], desc="against SVC", unit="case"):
         X, y = standardized_data(n)
         reps = repeats if n <= 10_000 else max(1, repeats - 1)
         params = dict(C=C, tol=1e-3, cache_size=200, shrinking=True)
         gamma = make_kernel("rbf", X).gamma
-        (t_one, one), (t_all, every), (t_svc, svc) = interleaved(
+        (ones, alls, svcs), (one, every, svc) = rounds(
             [lambda: svmlab.KernelSVM(**params).fit(X, y), lambda: svmlab.KernelSVM(n_jobs=-1, **params).fit(X, y),
              lambda: SVC(gamma=gamma, **params).fit(X, y)], reps)
+        t_one, t_all, t_svc = (statistics.median(t) for t in (ones, alls, svcs))
         n_lab, n_svc = len(every.support_), len(svc.support_)
         updates = _updates(X, y, C, 1e-3, 200, "second_order")
         rows.append([f"{n} x {X.shape[1]}", f"{C:g}", f"{t_one:.3f}", f"{t_all:.3f}", f"{t_svc:.3f}",
-                     f"{t_one / t_svc:.2f}", f"**{t_all / t_svc:.2f}**", n_lab, n_svc,
+                     f"{t_one / t_svc:.2f}", f"**{t_all / t_svc:.2f}**", round_ratios(alls, svcs), n_lab, n_svc,
                      f"{100 * abs(n_lab - n_svc) / n_svc:.2f}", f"{updates} / {int(svc.n_iter_[0])}",
                      "yes" if np.array_equal(one.alpha_, every.alpha_) else "NO"])
     header = ["n x d", "C", "svmlab 1 thread s", f"svmlab {_cores()} threads s", "SVC s", "ratio 1 thread",
-              "ratio all threads", "SVs svmlab", "SVs SVC", "SV diff %", "iterations svmlab / SVC",
+              "ratio all threads", "all threads / SVC in each round", "SVs svmlab", "SVs SVC", "SV diff %", "iterations svmlab / SVC",
               "same alpha for 1 and all threads"]
     return ("RBF kernel, gamma = 'scale', tol 1e-3, cache 200 MB, shrinking; the fits taken in turn; SVC uses one "
             "thread", header, rows)
