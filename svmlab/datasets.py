@@ -114,7 +114,7 @@ def _balanced_labels(n_samples, rng):
 def make_toy(n_samples=2000, random_state=0):
     """The 2-D toy problem of Roethel & Brynda (2021): two partially overlapping Gaussian blobs.
 
-    Seed 000 (Sec. 4.1, Figures 1-4) builds "2000 observations on the R^2 plane organized
+    Seed 000 (Sec. 4.1, Figures 1-4) builds "2000 observations on R^2 plane which are organized
     into two partially overlapping blobs" and reports a test accuracy of 92.7-93.6 % for both
     its DCD and scikit-learn's LinearSVC; it does not give the blobs' parameters. This is our
     own construction with the same character:
