@@ -17,12 +17,12 @@ tables and writes them to ``benchmarks/results/svr.md``.
 """
 
 import argparse
-import contextlib
 import warnings
 
 import numpy as np
 from sklearn.datasets import make_regression
 from sklearn.svm import SVR, LinearSVR
+from tqdm import tqdm
 
 import svmlab
 from svmlab.kernels import make_kernel
@@ -42,7 +42,7 @@ def standardized_data(n, d, seed=0):
 def linear(n, d, losses, repeats):
     X, z = standardized_data(n, d)
     rows = []
-    for loss in losses:
+    for loss in tqdm(losses, desc="linear SVR", unit="case"):
         params = dict(C=0.1, epsilon=0.1, loss=loss, tol=1e-3, random_state=0)
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")  # a stop at max_iter is reported by the epochs column
@@ -58,35 +58,24 @@ def linear(n, d, losses, repeats):
 
 
 def smo_counts(X, z, C, epsilon, tol=1e-3, cache_size=200):
-    """(pair updates, kernel evaluations, cache misses) of one svmlab SMO fit, read from its cache."""
-    from svmlab.solvers import kernel_cache, smo
+    """(pair updates, kernel evaluations, cache misses) of one svmlab SMO run on the problem that
+    KernelSVR(C, epsilon, tol, cache_size) solves, from the run's own counts (SMOInfo)."""
+    from svmlab.solvers import KernelRegressionProblem, slices, smo
+    from svmlab.solvers.coordinate import Stop
+    from svmlab.trace import Recorder
 
-    seen, opened, run = {}, smo.opened, smo._smo
-
-    @contextlib.contextmanager
-    def watched(*args):
-        with opened(*args) as cache:
-            seen["cache"] = cache
-            yield cache
-
-    def counted(*args):
-        seen["result"] = run(*args)
-        return seen["result"]
-
-    smo.opened, smo._smo = watched, counted
-    try:
-        svmlab.KernelSVR(C=C, epsilon=epsilon, tol=tol, cache_size=cache_size).fit(X, z)
-    finally:
-        smo.opened, smo._smo = opened, run
-    state = seen["cache"].state
-    return seen["result"][2], int(state[kernel_cache.EVALUATIONS]), int(state[kernel_cache.MISSES])
+    problem = KernelRegressionProblem(X, make_kernel("rbf", X), z, np.full(len(z), C), epsilon)
+    state = smo.start_regression(problem, Stop(tol, 1000), Recorder(0, 1000, len(z), 0).buffers,
+                                 np.random.default_rng(0), cache_size=cache_size)
+    info = slices.run(state, "smo").info()
+    return info.updates, info.kernel_evaluations, info.cache_misses
 
 
 def kernel(n, d, settings, repeats):
     X, z = standardized_data(n, d)
     gamma = make_kernel("rbf", X).gamma
     rows = []
-    for C, epsilon in settings:
+    for C, epsilon in tqdm(settings, desc="kernel SVR", unit="case"):
         params = dict(C=C, epsilon=epsilon, tol=1e-3, cache_size=200, shrinking=True)
         (t_lab, lab), (t_ref, ref) = interleaved([lambda: svmlab.KernelSVR(**params).fit(X, z),
                                              lambda: SVR(gamma=gamma, **params).fit(X, z)], repeats, min)

@@ -2,6 +2,7 @@
 
 import multiprocessing
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -37,6 +38,30 @@ def test_import_points_numba_and_child_processes_at_the_keyed_folder(tmp_path):
     out = subprocess.run([sys.executable, "-c", code], env=env, check=True, capture_output=True, text=True).stdout
     expected = str(tmp_path / ("svmlab-" + _numba_cache.source_hash()))
     assert out.split() == [expected] * 3
+
+
+def _quick_start_cache_dirs():
+    """The NUMBA_CACHE_DIR of the README's two Quick start lines (set up and warm up; open the book)."""
+    readme = open(os.path.join(os.path.dirname(_numba_cache.PACKAGE), "README.md")).read()
+    block = readme.split("## Quick start", 1)[1].split("```bash", 1)[1].split("```", 1)[0]
+    lines = [line for line in block.splitlines() if line.strip()]
+    assert len(lines) == 2 and "svmlab.warmup" in lines[0] and "jupyter lab" in lines[1]
+    return [re.search(r"NUMBA_CACHE_DIR=(\S+)", line).group(1) for line in lines]
+
+
+def test_the_readme_opens_the_book_on_the_cache_its_warmup_filled():
+    """The warm-up runs from the repository root; JupyterLab starts a chapter's kernel in the
+    notebook's folder. Both must reach the same cache, or every chapter compiles again (a relative
+    NUMBA_CACHE_DIR did that: the kernels used notebooks/.venv/numba-cache)."""
+    root = os.path.dirname(_numba_cache.PACKAGE)
+    code = "import os, svmlab; print(os.path.abspath(os.environ['NUMBA_CACHE_DIR']))"
+    folders = []
+    for value, cwd in zip(_quick_start_cache_dirs(), [root, os.path.join(root, "notebooks")]):
+        env = dict(os.environ, NUMBA_CACHE_DIR=value.replace("$PWD", root))  # the shell expands $PWD at the root
+        folders.append(subprocess.run([sys.executable, "-c", code], cwd=cwd, env=env, check=True,
+                                      capture_output=True, text=True).stdout.strip())
+    assert folders[0] == folders[1] == os.path.join(root, ".venv", "numba-cache",
+                                                    "svmlab-" + _numba_cache.source_hash())
 
 
 def _cache_files(folder):
