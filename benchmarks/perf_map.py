@@ -102,9 +102,9 @@ def libraries():
 
 
 def load_base(library, entry, functions):
-    """Where the section of the library's entry was loaded. LLVM resolves a name to the first library
-    that defined it, and every library holds copies of the functions its code calls, which they
-    defined first: so only the entry's own address places the library."""
+    """Where the section of the library's entry was loaded. Every library holds copies of the
+    functions its code calls, and LLVM resolves a name to the first library that defined it, for a
+    callee its own library: so only the entry's address places the library."""
     value = next(f[1] for f in functions if f[3] == entry)
     return library._codegen._engine.get_function_address(entry) - value
 
