@@ -6,20 +6,25 @@ an address. This script gives perf their names. It fits once, compiling every ke
 into an empty numba cache of its own (so that each kernel's object file is at hand, and those of
 the functions it calls: a kernel loaded from a cache brings none of theirs), fits again under the
 profile, and writes ``/tmp/perf-<pid>.map``: the address, size and name of every function in that
-code, read from the object files' symbol tables. Run from the repository root, inside the book's
-environment:
+code, read from the object files' symbol tables (a function whose first definition has no object
+file, such as numba's ``NRT_incref``, is placed by its address and named too). Run from the
+repository root, inside the book's environment:
 
-    perf record -k 1 -F 4000 -o perf.data python -m benchmarks.perf_map smo --n 20000 --C 1 --jobs 2
-    perf report -i perf.data --time START,END --no-children --sort pid,sym
+    perf record -k 1 -F 4000 -o /tmp/svmlab.perf .venv/bin/python -m benchmarks.perf_map smo --n 20000 --C 1 --jobs 2
+    perf report -i /tmp/svmlab.perf --time START,END --no-children --sort pid,dso,sym
 
-It prints the second command with the profiled fit's START and END: ``-k 1`` puts perf on the
-clock that the script reads (CLOCK_MONOTONIC), so that the report leaves out the imports, the
-data and the first fit; ``--sort pid,sym`` shows each thread apart. A function is named
-``module.function``. numba compiles, into each kernel's code, a copy of every function the kernel
-calls; a sample in such a copy is named ``function [in kernel]``. The body of a parallel loop
-(``prange``) is named ``prange loop of f``, f the function that holds the loop. Samples in
-``libgomp`` are the threads of those loops waiting: at the end of a loop for the slowest thread,
-or between loops for the next one.
+It prints the second command, with the file ``perf record`` writes (read from perf's command line,
+as perf is this process's parent) and the profiled fit's START and END: ``-k 1`` puts perf on the
+clock that the script reads (CLOCK_MONOTONIC), so that the report leaves out the imports, the data
+and the first fit. ``pid`` is a thread's id: the main thread's is the number in the map's name,
+the others are the threads of numba's parallel loops. A function is named ``module.function``.
+numba compiles, into each kernel's code, a copy of every function the kernel calls; calls mostly
+run the copy in the function's own library, named plainly, and a sample in a kernel's own copy is
+named ``function [in kernel]``. The body of a parallel loop (``prange``) is named ``prange loop of
+f``, f the function that holds the loop. Samples in ``libgomp`` (a library without symbols, so
+shown as addresses) are the threads of those loops waiting: at the end of a loop for the slowest
+thread, or between loops for the next one. perf reads the map when it reports: remove
+``/tmp/perf-*.map`` when done.
 
 Cases: ``smo``, KernelSVM (RBF, bench_smo's data of n x 20, tol 1e-3, cache 200 MB, ``--jobs``
 threads); ``dcd``, LinearSVM (10 passes in a permutation, no shrinking) on the first n rows of
@@ -27,6 +32,7 @@ threads); ``dcd``, LinearSVM (10 passes in a permutation, no shrinking) on the f
 """
 
 import argparse
+import bisect
 import gc
 import os
 import re
@@ -110,7 +116,8 @@ def load_base(library, entry, functions):
 
 
 def compiled_functions():
-    """(address, size, name) of every function in the compiled code of this process."""
+    """(address, size, name) of every function in the compiled code of this process, no two
+    overlapping."""
     found = list(libraries())
     # a parallel loop's body (numba's __numba_parfor_gufunc_..., and its __gufunc__ wrapper) is in
     # its own library, in the object of the kernel that holds the loop, and in that kernel's callers'
@@ -133,7 +140,29 @@ def compiled_functions():
                 name = readable(symbol)
                 name = name if name.removeprefix("cpython.") == kernel else f"{name} [in {kernel}]"
             rows.add((base + offset, length, name))
-    return sorted(rows)
+    return sorted(rows | first_definitions(found, rows))
+
+
+def first_definitions(found, rows):
+    """Rows for the functions whose name LLVM resolves to code that none of ``rows`` covers: first
+    defined by a library without an object file (numba's reference counting, NRT_incref, is one).
+    Their size is that of a copy in an object, cut short of the next function."""
+    covered = sorted((address, address + size) for address, size, _ in rows)
+    starts = [a for a, _ in covered]
+    placed = {}
+    for library, _, functions in found:
+        for _, _, length, symbol in functions:
+            address = library._codegen._engine.get_function_address(symbol)
+            k = bisect.bisect_right(starts, address)
+            if address and not (k > 0 and address < covered[k - 1][1]):
+                placed.setdefault(address, (length, readable(symbol)))
+    starts = sorted(set(starts) | set(placed))
+    extra = set()
+    for address, (length, name) in placed.items():
+        k = bisect.bisect_right(starts, address)
+        following = starts[k] if k < len(starts) else address + length
+        extra.add((address, min(length, following - address), name))
+    return extra
 
 
 def write_perf_map(path=None):
@@ -161,6 +190,22 @@ def fit_of(case, n, C, jobs):
     return lambda: model.fit(X, y)
 
 
+def perf_data():
+    """The file ``perf record`` writes (its -o), read from its command line: perf runs this script as
+    its child. None when the parent is not perf."""
+    try:
+        with open(f"/proc/{os.getppid()}/cmdline", "rb") as f:
+            args = f.read().decode().split("\0")
+    except OSError:
+        return None
+    if not os.path.basename(args[0]).startswith("perf"):
+        return None
+    for flag, value in zip(args, args[1:]):
+        if flag in ("-o", "--output"):
+            return value
+    return next((a.split("=", 1)[1] for a in args if a.startswith("--output=")), "perf.data")
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("case", choices=["smo", "dcd"])
@@ -180,7 +225,11 @@ def main(argv=None):
     path, count = write_perf_map()
     print(f"profiled fit: {end - start:.2f} s (the first, compiling, {start - begin:.0f} s); "
           f"{count} functions named in {path}")
-    print(f"perf report -i perf.data --time {start:.6f},{end:.6f} --no-children --sort pid,sym")
+    data = perf_data()
+    if data is None:
+        print("not run under perf record: see the docstring")
+    else:
+        print(f"perf report -i {data} --time {start:.6f},{end:.6f} --no-children --sort pid,dso,sym")
 
 
 if __name__ == "__main__":
