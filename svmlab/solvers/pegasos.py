@@ -237,27 +237,35 @@ def _epoch(p, rule, state, t):
                 if U.shape[0] > 0:
                     row_axpy(X, i, sc[_SCALE_SUM] * c, U, B)
                     Ua[i] += sc[_SCALE_SUM] * c * y[i]
-        _project_and_fold(v, u, sc, radius)
+        # scalars in, a scalar out: a function given the arrays, called at every step, counted
+        # their references up and down each time (NRT_incref, NRT_decref: 15 % of a fit in perf)
+        sc[_SCALE] = _projected(sc[_SCALE], sc[_NORM2], radius)
+        if 0.0 < sc[_SCALE] < _RESCALE:
+            _fold(v, u, sc)
     return t
 
 
 @njit(cache=True)
-def _project_and_fold(v, u, sc, radius):
-    """w <- min(1, r/|w|) w (eq. 7.3); then, if a is tiny, fold it into v and u (w, alpha, S
-    unchanged). ``sc`` holds the scalars a, |v|^2, a_sum."""
-    a = sc[_SCALE]
-    norm = a * np.sqrt(max(sc[_NORM2], 0.0))
+def _projected(a, norm2, radius):
+    """The scale a of w = a v after w <- min(1, r/|w|) w (eq. 7.3), |w| = a sqrt(|v|^2)."""
+    norm = a * np.sqrt(max(norm2, 0.0))
     if radius < norm < np.inf:  # an infinite norm (overflow) is left for solve() to refuse
         a *= radius / norm
-        sc[_SCALE] = a
-    if 0.0 < a < _RESCALE:
-        for j in range(v.shape[0]):
-            v[j] *= a
-        for i in range(u.shape[0]):
-            u[i] *= a
-        sc[_NORM2] *= a * a
-        sc[_SCALE_SUM] /= a
-        sc[_SCALE] = 1.0
+    return a
+
+
+@njit(cache=True)
+def _fold(v, u, sc):
+    """Fold a tiny scale a into v and u: w, alpha and S unchanged. ``sc`` holds the scalars a,
+    |v|^2, a_sum."""
+    a = sc[_SCALE]
+    for j in range(v.shape[0]):
+        v[j] *= a
+    for i in range(u.shape[0]):
+        u[i] *= a
+    sc[_NORM2] *= a * a
+    sc[_SCALE_SUM] /= a
+    sc[_SCALE] = 1.0
 
 
 @njit(cache=True)
