@@ -15,8 +15,8 @@ inlining, lowering to LLVM's IR), which only fewer and smaller compiled function
 table shows the inlining of ``inline="always"`` functions, which copies and translates the callee
 again at every call site (timed around numba's ``InlineWorker.inline_function``: numba has no
 event for it). A last row times numba's own start-up (its first compilation in a fresh process,
-of a function of one line), which every cold fit includes. ``--quick`` skips the warm runs and the per-function listing. The
-table is printed and written to ``benchmarks/results/compile.md``.
+of a function of one line), which every cold fit includes. ``--quick`` skips the warm runs and the
+per-function listing. The table is printed and written to ``benchmarks/results/compile.md``.
 """
 
 import argparse
@@ -131,7 +131,8 @@ def main(quick, only):
                      str(len(per)), str(len(cold["compiled"])), "yes" if cold["fit_s"] <= 5 else "NO"])
         details.append((name, sorted(cold["compiled"], key=lambda c: -c[2])[:8]))
     met = "-" if len(names) < len(SOLVERS) else "yes" if total_cold <= 30 else "NO"  # the target is for all eight
-    rows.append(["all together", f"{total_cold:.1f} s", f"{total_llvm:.1f} s", f"{total_inline:.1f} s", "", "", "", met])
+    rows.append(["all together", f"{total_cold:.1f} s", f"{total_llvm:.1f} s", f"{total_inline:.1f} s", "", "", "",
+                 met])
     rows.append(["(numba's start-up, in each of the above)", f"{numba_start_up():.1f} s", "", "", "", "", "", ""])
     header = ["solver", "first fit, cold", "of which in LLVM", "of which inlining", "warm", "functions", "signatures",
               "<= 5 s"]

@@ -108,11 +108,11 @@ def libraries():
 
 
 def load_base(library, entry, functions):
-    """Where the section of the library's entry was loaded. Every library holds copies of the
-    functions its code calls, and LLVM resolves a name to the first library that defined it, for a
-    callee its own library: so only the entry's address places the library."""
-    value = next(f[1] for f in functions if f[3] == entry)
-    return library._codegen._engine.get_function_address(entry) - value
+    """(the section of the library's entry, where that section was loaded). Every library holds
+    copies of the functions its code calls, and LLVM resolves a name to the first library that
+    defined it, for a callee its own library: so only the entry's address places the library."""
+    section, value = next((f[0], f[1]) for f in functions if f[3] == entry)
+    return section, library._codegen._engine.get_function_address(entry) - value
 
 
 def compiled_functions():
@@ -123,12 +123,11 @@ def compiled_functions():
     # its own library, in the object of the kernel that holds the loop, and in that kernel's callers'
     owner = {}
     for _, entry, functions in sorted(found, key=lambda k: -len(k[2])):  # the smallest object last
-        if "__numba_parfor_gufunc" not in entry:
+        if not entry.startswith(LOOP_BODY):
             owner.update((f[3], readable(entry)) for f in functions if f[3].startswith(LOOP_BODY))
     rows = set()
     for library, entry, functions in found:
-        base = load_base(library, entry, functions)
-        section = next(f[0] for f in functions if f[3] == entry)
+        section, base = load_base(library, entry, functions)
         kernel = readable(entry)
         for sec, offset, length, symbol in functions:
             if sec != section:
@@ -149,13 +148,17 @@ def first_definitions(found, rows):
     Their size is that of a copy in an object, cut short of the next function."""
     covered = sorted((address, address + size) for address, size, _ in rows)
     starts = [a for a, _ in covered]
-    placed = {}
-    for library, _, functions in found:
+    lengths = {}  # each name once: most are in many objects
+    for _, _, functions in found:
         for _, _, length, symbol in functions:
-            address = library._codegen._engine.get_function_address(symbol)
-            k = bisect.bisect_right(starts, address)
-            if address and not (k > 0 and address < covered[k - 1][1]):
-                placed.setdefault(address, (length, readable(symbol)))
+            lengths.setdefault(symbol, length)
+    engine = found[0][0]._codegen._engine if found else None  # numba has one JIT engine for all
+    placed = {}
+    for symbol, length in lengths.items():
+        address = engine.get_function_address(symbol)
+        k = bisect.bisect_right(starts, address)
+        if address and not (k > 0 and address < covered[k - 1][1]):
+            placed.setdefault(address, (length, readable(symbol)))
     starts = sorted(set(starts) | set(placed))
     extra = set()
     for address, (length, name) in placed.items():
