@@ -89,16 +89,68 @@ def _n_cols(X):
     return lambda X: X.n_cols
 
 
+@intrinsic
+def lane_sums(typingctx, rows, w):
+    """For each dense row x in the tuple ``rows`` (all of one length d): (s_0 + s_1) + (s_2 + s_3),
+    where s_r is the sum of x[j] w[j] over j = r (mod 4), j < 4 (d // 4), added in order of j
+    (:func:`svmlab.reference.rows.dot` without its tail). The four sums are the lanes of one
+    vector register, and the rows share one loop over w.
+
+    One running sum waits for each addition to finish; four lanes add four products an
+    instruction and keep several additions in flight. numba switches off LLVM's SLP vectorizer,
+    which would pack separate scalar sums into a vector, so the vector is written here in LLVM's
+    IR, with plain (not fast-math) additions: the order above is kept."""
+    arrays = tuple(rows) + (w,) if isinstance(rows, types.BaseTuple) else ()
+    if not arrays or not all(isinstance(a, types.Array) and a.ndim == 1 and a.layout == "C"
+                             and a.dtype == types.float64 for a in arrays):
+        return None  # a typing error: lanes are loaded as four consecutive floats
+
+    def codegen(context, builder, signature, args):
+        rows_type, w_type = signature.args
+        xs = [context.make_array(t)(context, builder, v)
+              for t, v in zip(rows_type, cgutils.unpack_tuple(builder, args[0]))]
+        w = context.make_array(w_type)(context, builder, args[1])
+        lanes = ir.VectorType(ir.DoubleType(), 4)
+        sums = [cgutils.alloca_once_value(builder, ir.Constant(lanes, [0.0] * 4)) for _ in xs]
+        d = cgutils.unpack_tuple(builder, xs[0].shape)[0]
+        with cgutils.for_range(builder, builder.ashr(d, ir.Constant(d.type, 2))) as loop:  # d // 4 groups
+            j = builder.shl(loop.index, ir.Constant(d.type, 2))
+            w4 = _group(builder, w, j, lanes)
+            for x, total in zip(xs, sums):
+                builder.store(builder.fadd(builder.load(total), builder.fmul(_group(builder, x, j, lanes), w4)), total)
+        out = []
+        for total in sums:
+            s = [builder.extract_element(builder.load(total), ir.Constant(ir.IntType(32), r)) for r in range(4)]
+            out.append(builder.fadd(builder.fadd(s[0], s[1]), builder.fadd(s[2], s[3])))
+        return context.make_tuple(builder, signature.return_type, out)
+
+    return types.UniTuple(types.float64, len(rows))(rows, w), codegen
+
+
+def _group(builder, array, j, lanes):
+    """IR: array[j:j + 4] as one vector (unaligned load)."""
+    pointer = builder.bitcast(builder.gep(array.data, [j]), lanes.as_pointer())
+    return builder.load(pointer, align=8, typ=lanes)
+
+
+@njit(cache=True, inline="always")
+def _tail(x, w, s):
+    """s plus x[j] w[j] for the last len(x) mod 4 entries of x, one at a time (after :func:`lane_sums`)."""
+    d = x.shape[0]
+    for j in range(d - d % 4, d):
+        s += x[j] * w[j]
+    return s
+
+
 @overload(row_dot, jit_options=OVERLOAD_OPTIONS)
 def _row_dot(X, i, w, B):
-    """x_i . w[:d] + B w[d]."""
+    """x_i . w[:d] + B w[d]: a dense row's products added in :func:`lane_sums`' order, then the
+    tail's, then the bias feature's (:func:`svmlab.reference.rows.dot`); a CSR row's in order."""
     if _is_dense(X):
         def dense(X, i, w, B):
-            d = X.shape[1]
-            s = 0.0
-            for j in range(d):
-                s += X[i, j] * w[j]
-            return s + B * w[d] if B != 0.0 else s
+            x = X[i]
+            s = _tail(x, w, lane_sums((x,), w)[0])
+            return s + B * w[X.shape[1]] if B != 0.0 else s
         return dense
 
     def sparse(X, i, w, B):
@@ -112,13 +164,13 @@ def _row_dot(X, i, w, B):
 @overload(four_row_dots, jit_options=OVERLOAD_OPTIONS)
 def _four_row_dots(X, k0, k1, k2, k3, w):
     """(x_k0 . w, x_k1 . w, x_k2 . w, x_k3 . w), each summed in the order of :func:`row_dot` (B = 0),
-    so equal to it bit for bit. Dense rows are read in one loop with four independent sums: the
-    CPU overlaps their additions, where one sum waits for each addition to finish (a kernel
-    column, :mod:`svmlab.kernel_rows`, is about 20% faster this way)."""
+    so equal to it bit for bit. Dense rows share one loop of :func:`lane_sums`, which loads each
+    group of w once, and one loop over the tail."""
     if _is_dense(X):
         def dense(X, k0, k1, k2, k3, w):
-            s0 = s1 = s2 = s3 = 0.0
-            for j in range(X.shape[1]):
+            d = X.shape[1]
+            s0, s1, s2, s3 = lane_sums((X[k0], X[k1], X[k2], X[k3]), w)
+            for j in range(d - d % 4, d):  # the tail, as in _tail
                 s0 += X[k0, j] * w[j]
                 s1 += X[k1, j] * w[j]
                 s2 += X[k2, j] * w[j]

@@ -1,12 +1,15 @@
 """Dual coordinate descent in plain Python (book chapter 3, Algorithm 3.1).
 
 The readable version of :mod:`svmlab.solvers.dcd`: dense X as lists of floats, no shrinking,
-no NumPy in the loop, every sum written out. Chapter 3 prints it, the tests check that the
-numba kernel takes the same steps (with ``order="cyclic"`` both visit 0, 1, ..., n-1 and add
-in the same order), and the benchmark times it as the plain-Python implementation.
+no NumPy in the loop, every sum written out (a row's dot product in :func:`svmlab.reference.rows.dot`,
+the kernels' order). Chapter 3 prints it, the tests check that the numba kernel takes the same
+steps (with ``order="cyclic"`` both visit 0, 1, ..., n-1 and add in the same order), and the
+benchmark times it as the plain-Python implementation.
 """
 
 import math
+
+from .rows import dot
 
 
 def dcd(X, y, C, loss="hinge", B=0.0, tol=1e-4, max_iter=1000, order="cyclic", rng=None, stopping="pg"):
@@ -21,6 +24,7 @@ def dcd(X, y, C, loss="hinge", B=0.0, tol=1e-4, max_iter=1000, order="cyclic", r
     X = [[float(v) for v in row] + ([float(B)] if B > 0 else []) for row in X]
     y = [float(v) for v in y]
     n, d = len(X), len(X[0])
+    p = d - (B > 0)  # features, the bias feature apart
     C = [float(c) for c in C] if hasattr(C, "__len__") else [float(C)] * n
     D = [0.0 if loss == "hinge" else 0.5 / c for c in C]  # the table of eq. 3.2
     U = C if loss == "hinge" else [math.inf] * n
@@ -32,9 +36,9 @@ def dcd(X, y, C, loss="hinge", B=0.0, tol=1e-4, max_iter=1000, order="cyclic", r
         pg_max, pg_min = -math.inf, math.inf
         for i in range(n) if order == "cyclic" else rng.permutation(n).tolist():
             x = X[i]
-            wx = 0.0
-            for j in range(d):
-                wx += x[j] * w[j]
+            wx = dot(x[:p], w)  # the features' products, in the kernels' order
+            if B > 0:
+                wx += x[p] * w[p]  # the bias feature's last
             G = y[i] * wx - 1.0 + D[i] * alpha[i]  # eq. 3.4
             if alpha[i] == 0.0:  # projected gradient, eq. 3.6
                 PG = min(G, 0.0)

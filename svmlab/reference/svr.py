@@ -1,12 +1,14 @@
 """Dual coordinate descent for linear SVR in plain Python (Ho and Lin 2012, Algorithm 4).
 
 The readable version of :mod:`svmlab.solvers.dcd_svr`: dense X as lists of floats, no
-shrinking, every sum written out. The book prints it; the tests check that the numba kernel
-takes the same steps (with ``order="cyclic"`` both visit 0, 1, ..., n-1 and add in the same
-order).
+shrinking, every sum written out (a row's dot product in :func:`svmlab.reference.rows.dot`, the
+kernels' order). The book prints it; the tests check that the numba kernel takes the same steps
+(with ``order="cyclic"`` both visit 0, 1, ..., n-1 and add in the same order).
 """
 
 import math
+
+from .rows import dot
 
 
 def dcd_svr(X, z, C, epsilon, loss="epsilon_insensitive", B=0.0, tol=1e-4, max_iter=1000, order="cyclic",
@@ -22,6 +24,7 @@ def dcd_svr(X, z, C, epsilon, loss="epsilon_insensitive", B=0.0, tol=1e-4, max_i
     X = [[float(v) for v in row] + ([float(B)] if B > 0 else []) for row in X]
     z = [float(v) for v in z]
     n, d = len(X), len(X[0])
+    p = d - (B > 0)  # features, the bias feature apart
     C = [float(c) for c in C] if hasattr(C, "__len__") else [float(C)] * n
     L1 = loss == "epsilon_insensitive"
     D = [0.0 if L1 else 0.5 / c for c in C]
@@ -34,9 +37,9 @@ def dcd_svr(X, z, C, epsilon, loss="epsilon_insensitive", B=0.0, tol=1e-4, max_i
         total = 0.0  # the epoch's summed violation
         for i in range(n) if order == "cyclic" else rng.permutation(n).tolist():
             x = X[i]
-            wx = 0.0
-            for j in range(d):
-                wx += x[j] * w[j]
+            wx = dot(x[:p], w)  # the features' products, in the kernels' order
+            if B > 0:
+                wx += x[p] * w[p]  # the bias feature's last
             G = wx - z[i] + D[i] * beta[i]  # gradient of the smooth part
             Gp, Gn = G + epsilon, G - epsilon  # slopes right and left of beta_i = 0
             b = beta[i]
