@@ -29,7 +29,7 @@ def test_dense_row_dot_adds_as_the_reference(d):
     X, w = rng.normal(size=(5, d)), rng.normal(size=d + 1)
     for B in (0.0, 2.0):
         for i in range(5):
-            assert _row_dot(X, i, w, B) == dot(list(X[i]), list(w)) + (B * w[d] if B else 0.0)
+            assert _row_dot(X, i, w, B) == dot(list(X[i]), list(w), d) + (B * w[d] if B else 0.0)
 
 
 def test_the_reference_order_is_not_one_running_sum():
@@ -37,7 +37,7 @@ def test_the_reference_order_is_not_one_running_sum():
     different last bits for most rows."""
     rng = np.random.default_rng(0)
     X, w = rng.normal(size=(50, 100)), rng.normal(size=100)
-    differ = sum(dot(list(x), list(w)) != _in_order(x, w) for x in X)
+    differ = sum(dot(list(x), list(w), 100) != _in_order(x, w) for x in X)
     assert differ > 25
 
 

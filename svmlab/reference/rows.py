@@ -10,18 +10,18 @@ to the last bit.
 """
 
 
-def dot(x, w):
-    """x . w over len(x) entries, added as svmlab's kernels add a dense row: running sums
+def dot(x, w, d):
+    """x[:d] . w[:d], added as svmlab's kernels add a dense row of d features: running sums
     s_0..s_3 of x[j] w[j] over j = 0, 1, 2, 3 (mod 4) up to the last multiple of 4, then
     (s_0 + s_1) + (s_2 + s_3), then the remaining products one by one."""
-    whole = len(x) - len(x) % 4
-    s = []
-    for r in range(4):  # s_r: the products at j = r, r + 4, r + 8, ..., in that order
-        s_r = 0.0
-        for a, b in zip(x[r:whole:4], w[r:whole:4]):
-            s_r += a * b
-        s.append(s_r)
-    total = (s[0] + s[1]) + (s[2] + s[3])
-    for j in range(whole, len(x)):
+    whole = d - d % 4
+    s0 = s1 = s2 = s3 = 0.0
+    for j in range(0, whole, 4):
+        s0 += x[j] * w[j]
+        s1 += x[j + 1] * w[j + 1]
+        s2 += x[j + 2] * w[j + 2]
+        s3 += x[j + 3] * w[j + 3]
+    total = (s0 + s1) + (s2 + s3)
+    for j in range(whole, d):
         total += x[j] * w[j]
     return total
