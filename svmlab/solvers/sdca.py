@@ -194,13 +194,6 @@ def _output(p, rule, s):
     return SolverResult(alpha, w, 0.0, epoch, bool(_certified(p, rule.gamma, rule.tol, alpha, w)))
 
 
-@njit(cache=True)
-def _step(X, y, B, alpha, w, QD, U, Dg, i):
-    """The closed-form maximiser of D along alpha_i (eq. 6.3) minus alpha_i."""
-    G = y[i] * row_dot(X, i, w, B) - 1.0 + Dg[i] * alpha[i]
-    return clipped_step(alpha[i], G, QD[i], U[i]) - alpha[i]
-
-
 @njit(cache=True, inline="always")
 def _epoch(p, rule, s, v, t):
     """One epoch of iterations t + 1, ...; returns the last t. A (mini-batch) SDCA iteration
@@ -232,7 +225,11 @@ def _epoch(p, rule, s, v, t):
                 prefetch(QD, r)
                 prefetch(Dg, r)
                 prefetch(U, r)
-            step[j] = _step(X, y, B, alpha, w, QD, U, Dg, index[start + j])
+            # the closed-form maximiser of D along alpha_i (eq. 6.3) minus alpha_i, written here: passed
+            # to a helper, the arrays were counted up and down at every step (a quarter of a sparse epoch)
+            i = index[start + j]
+            G = y[i] * row_dot(X, i, w, B) - 1.0 + Dg[i] * alpha[i]
+            step[j] = clipped_step(alpha[i], G, QD[i], U[i]) - alpha[i]
         for j in range(size):
             i = index[start + j]
             delta = step[j] / size
