@@ -91,10 +91,10 @@ def _n_cols(X):
 
 @intrinsic
 def lane_sums(typingctx, rows, w):
-    """For each dense row x in the tuple ``rows`` (all of one length d): (s_0 + s_1) + (s_2 + s_3),
-    where s_r is the sum of x[j] w[j] over j = r (mod 4), j < 4 (d // 4), added in order of j
-    (:func:`svmlab.reference.rows.dot` without its tail). The four sums are the lanes of one
-    vector register, and the rows share one loop over w.
+    """For each dense row x in the tuple ``rows`` (all of one length d; w at least as long):
+    (s_0 + s_1) + (s_2 + s_3), where s_r is the sum of x[j] w[j] over j = r (mod 4), j < 4 (d // 4),
+    added in order of j (:func:`svmlab.reference.rows.dot` without its tail). The four sums are
+    the lanes of one vector register, and the rows share one loop over w.
 
     One running sum waits for each addition to finish; four lanes add four products an
     instruction and keep several additions in flight. numba switches off LLVM's SLP vectorizer,
@@ -117,7 +117,8 @@ def lane_sums(typingctx, rows, w):
             j = builder.shl(loop.index, ir.Constant(d.type, 2))
             w4 = _group(builder, w, j, lanes)
             for x, total in zip(xs, sums):
-                builder.store(builder.fadd(builder.load(total), builder.fmul(_group(builder, x, j, lanes), w4)), total)
+                products = builder.fmul(_group(builder, x, j, lanes), w4)
+                builder.store(builder.fadd(builder.load(total), products), total)
         out = []
         for total in sums:
             s = [builder.extract_element(builder.load(total), ir.Constant(ir.IntType(32), r)) for r in range(4)]
