@@ -29,7 +29,8 @@ def test_dense_row_dot_adds_as_the_reference(d):
     X, w = rng.normal(size=(5, d)), rng.normal(size=d + 1)
     for B in (0.0, 2.0):
         for i in range(5):
-            assert _row_dot(X, i, w, B) == dot(list(X[i]), list(w), d) + (B * w[d] if B else 0.0)
+            x = list(X[i]) + ([B] if B else [])
+            assert _row_dot(X, i, w, B) == dot(x, list(w), d)
 
 
 def test_the_reference_order_is_not_one_running_sum():

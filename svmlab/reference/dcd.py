@@ -36,9 +36,7 @@ def dcd(X, y, C, loss="hinge", B=0.0, tol=1e-4, max_iter=1000, order="cyclic", r
         pg_max, pg_min = -math.inf, math.inf
         for i in range(n) if order == "cyclic" else rng.permutation(n).tolist():
             x = X[i]
-            wx = dot(x, w, p)  # the features' products, in the kernels' order
-            if B > 0:
-                wx += x[p] * w[p]  # the bias feature's last
+            wx = dot(x, w, p)  # in the kernels' order, the bias feature's product last
             G = y[i] * wx - 1.0 + D[i] * alpha[i]  # eq. 3.4
             if alpha[i] == 0.0:  # projected gradient, eq. 3.6
                 PG = min(G, 0.0)

@@ -11,9 +11,11 @@ to the last bit.
 
 
 def dot(x, w, d):
-    """x[:d] . w[:d], added as svmlab's kernels add a dense row of d features: running sums
-    s_0..s_3 of x[j] w[j] over j = 0, 1, 2, 3 (mod 4) up to the last multiple of 4, then
-    (s_0 + s_1) + (s_2 + s_3), then the remaining products one by one."""
+    """x . w for a row x of d features and, when x has one more entry, the bias feature B, added
+    as svmlab's kernels add a dense row (:func:`svmlab.rows.row_dot`): running sums s_0..s_3 of
+    x[j] w[j] over j = 0, 1, 2, 3 (mod 4) up to the last multiple of 4 below d, then
+    (s_0 + s_1) + (s_2 + s_3), then the remaining products one by one (the last d mod 4
+    features', then the bias feature's)."""
     whole = d - d % 4
     s0 = s1 = s2 = s3 = 0.0
     for j in range(0, whole, 4):
@@ -22,6 +24,6 @@ def dot(x, w, d):
         s2 += x[j + 2] * w[j + 2]
         s3 += x[j + 3] * w[j + 3]
     total = (s0 + s1) + (s2 + s3)
-    for j in range(whole, d):
+    for j in range(whole, len(x)):
         total += x[j] * w[j]
     return total

@@ -37,9 +37,7 @@ def dcd_svr(X, z, C, epsilon, loss="epsilon_insensitive", B=0.0, tol=1e-4, max_i
         total = 0.0  # the epoch's summed violation
         for i in range(n) if order == "cyclic" else rng.permutation(n).tolist():
             x = X[i]
-            wx = dot(x, w, p)  # the features' products, in the kernels' order
-            if B > 0:
-                wx += x[p] * w[p]  # the bias feature's last
+            wx = dot(x, w, p)  # in the kernels' order, the bias feature's product last
             G = wx - z[i] + D[i] * beta[i]  # gradient of the smooth part
             Gp, Gn = G + epsilon, G - epsilon  # slopes right and left of beta_i = 0
             b = beta[i]
