@@ -35,7 +35,7 @@ def loss(m, code):
     return r if code == HINGE else r * r
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def primal_value(wnorm2, margins, Ci, code):
     """P = 1/2 |w|^2 + sum_i C_i loss(m_i) (eq. 1.3)."""
     s = 0.0
@@ -56,7 +56,7 @@ def upper(C, code):
     return C if code == HINGE else np.inf
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def dual_value(alpha, wnorm2, Ci, code):
     """D(alpha) = e'alpha - 1/2 |w(alpha)|^2 - 1/2 alpha' D alpha (eq. 2.9)."""
     s = 0.0
@@ -65,7 +65,7 @@ def dual_value(alpha, wnorm2, Ci, code):
     return s - 0.5 * wnorm2
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def gradient(alpha, margins, Ci, code, out):
     """G_i = y_i w(alpha).x_i - 1 + D_ii alpha_i, the gradient of f = -D (eq. 3.4).
 
@@ -76,7 +76,7 @@ def gradient(alpha, margins, Ci, code, out):
     return out
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def projected(a, g, u):
     """Projected gradient of one coordinate (eq. 3.6): what is left of g inside [0, u]."""
     if a <= 0.0:
@@ -86,7 +86,7 @@ def projected(a, g, u):
     return g
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def kkt_violation(alpha, G, Ci, code, y, free_bias):
     """How far alpha is from optimal; 0 exactly at the solution.
 
@@ -111,7 +111,7 @@ def kkt_violation(alpha, G, Ci, code, y, free_bias):
     return max(up - low, 0.0)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def free_bias(alpha, G, Ci, code, y):
     """The free bias b from the KKT conditions, as LIBSVM computes it (eq. 5.10).
 

@@ -49,7 +49,7 @@ def loss(r, epsilon, code):
     return e if code == EPSILON_INSENSITIVE else e * e
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def primal_value(wnorm2, residuals, Ci, epsilon, code):
     """P = 1/2 |w|^2 + sum_i C_i loss(r_i), r_i = z_i - f_i."""
     s = 0.0
@@ -58,7 +58,7 @@ def primal_value(wnorm2, residuals, Ci, epsilon, code):
     return 0.5 * wnorm2 + s
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def dual_value(beta, wnorm2, z, Ci, epsilon, code):
     """D(beta) = z'beta - epsilon |beta|_1 - 1/2 beta'Q beta - 1/2 sum_i D_ii beta_i^2,
     with ``wnorm2`` = beta'Q beta = |w(beta)|^2 (the maximisation value, -f(beta))."""
@@ -69,7 +69,7 @@ def dual_value(beta, wnorm2, z, Ci, epsilon, code):
     return s - 0.5 * wnorm2
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def gradient(beta, f, z, Ci, code, out):
     """G_i = f_i - z_i + D_ii beta_i, the gradient of the smooth part of f(beta)
     (epsilon |beta|_1 left out). ``f`` is (Q beta)_i = w(beta).x_i, without a free bias."""

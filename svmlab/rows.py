@@ -323,7 +323,7 @@ def _lookahead(X):
     return sparse
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def margins(X, y, w, B, out):
     """out_i = y_i [x_i, B] . w, the margins of every sample."""
     matvec(X, w, B, out)
@@ -331,7 +331,7 @@ def margins(X, y, w, B, out):
     return out
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def matvec(X, w, B, out):
     """out_i = [x_i, B] . w for every row."""
     for i in range(n_rows(X)):
@@ -339,7 +339,7 @@ def matvec(X, w, B, out):
     return out
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def rmatvec(X, v, B, out):
     """out = sum_i v_i [x_i, B] (length d + 1)."""
     for j in range(out.shape[0]):
@@ -383,8 +383,9 @@ def spectral_norm_sq(X, B, rtol=1e-10, max_iter=500):
 
 
 # Vector helpers. Plain loops: numba compiles them much faster than array expressions and
-# slice assignment, and the first fit of a solver in a fresh environment stays short.
-@njit(cache=True)
+# slice assignment, and inlined they add no compiled function of their own, so the first fit of
+# a solver in a fresh environment stays short.
+@njit(cache=True, inline="always")
 def dot(a, b):
     """a . b"""
     s = 0.0
@@ -393,7 +394,7 @@ def dot(a, b):
     return s
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def axpy(a, x, y):
     """y += a x"""
     for i in range(y.shape[0]):
@@ -409,14 +410,14 @@ def distance(a, b):
     return np.sqrt(s)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def assign(dst, src):
     """dst[:] = src"""
     for i in range(dst.shape[0]):
         dst[i] = src[i]
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def multiply(dst, a, b):
     """dst = a * b, elementwise (dst may be a or b)"""
     for i in range(dst.shape[0]):

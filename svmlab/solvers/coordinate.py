@@ -48,7 +48,7 @@ def diagonals(X, Ci, code, B, gamma):
     return QD, U, Dg
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def clipped_step(a, G, QD, U):
     """The exact minimiser of the dual along coordinate i, clipped to the box (eq. 3.5):
     min(max(a - G / Q-bar_ii, 0), U_i). When Q-bar_ii = 0 (x_i = 0, hinge, no bias) the dual is
@@ -58,7 +58,7 @@ def clipped_step(a, G, QD, U):
     return U if G < 0.0 else 0.0
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def compact(index, active, shrunk):
     """Drop the marked entries of index[:active] (clearing their marks), the others keeping
     their order; returns the count kept."""
@@ -73,7 +73,7 @@ def compact(index, active, shrunk):
     return kept
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def end_pass(count, index, new_active, met, max_iter, still=False):
     """Count a shrinking solver's pass: the epoch, the active set and whether it converged
     (the rule met on every variable). When only the shrunk problem meets the rule, every
@@ -95,7 +95,7 @@ def end_pass(count, index, new_active, met, max_iter, still=False):
     return unshrunk, converged or count[EPOCH] >= max_iter
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def shuffle(index, active):
     """A uniform random permutation of index[:active] (Fisher-Yates)."""
     for s in range(active - 1):
@@ -105,13 +105,13 @@ def shuffle(index, active):
         index[j] = t
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def below(k):
     """A random integer in [0, k): one uniform double (numba's randint costs several)."""
     return min(int(np.random.random() * k), k - 1)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def epoch_order(order, index):
     """The coordinates of one epoch in ``index``: shuffled (:func:`shuffle`, DCD's draws), left
     in index order, or drawn with replacement (:func:`below`). Uses numba's generator, seeded
@@ -124,14 +124,14 @@ def epoch_order(order, index):
             index[s] = below(n)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def reset(index):
     """index[i] = i."""
     for i in range(index.shape[0]):
         index[i] = i
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def seed(value):
     """Seed numba's global generator, which then persists between calls in this thread: the
     draws of a run sliced into many calls are those of one call."""

@@ -100,7 +100,7 @@ def _max_diag(Ci, code):
     return 0.5 / Ci.min() if code == obj.SQUARED_HINGE else 0.0
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _margins(A, y, alpha, B, kernel_form, w, out):
     """(Q alpha)_i = y_i w(alpha).x_i; for explicit features also refreshes w = X'(alpha y)."""
     if kernel_form:
@@ -112,7 +112,7 @@ def _margins(A, y, alpha, B, kernel_form, w, out):
     return out
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _f(alpha, m, Ci, code):
     return -obj.dual_value(alpha, dot(alpha, m), Ci, code)
 
@@ -152,7 +152,7 @@ def _free_bias(alpha, G, Ci, code, y):
     return 0.0 if y is None else obj.free_bias(alpha, G, Ci, code, y)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _y_dot_clip(v, y, U, mu, out):
     s = 0.0
     for i in range(v.shape[0]):

@@ -183,7 +183,7 @@ def _advance(p, rule, s, buf, budget):
     return budget, False
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _average(out, a_sum, v, U, count):
     """out = (a_sum v - U) / count, the average of the states in the window."""
     for j in range(out.shape[0]):
@@ -245,7 +245,7 @@ def _epoch(p, rule, state, t):
     return t
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _projected(a, norm2, radius):
     """The scale a of w = a v after w <- min(1, r/|w|) w (eq. 7.3), |w| = a sqrt(|v|^2)."""
     norm = a * np.sqrt(max(norm2, 0.0))
@@ -254,7 +254,7 @@ def _projected(a, norm2, radius):
     return a
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _fold(v, u, sc):
     """Fold a tiny scale a into v and u: w, alpha and S unchanged. ``sc`` holds the scalars a,
     |v|^2, a_sum."""
@@ -268,7 +268,7 @@ def _fold(v, u, sc):
     sc[_SCALE] = 1.0
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _scaled(out, a, v):
     """out = a v"""
     for j in range(out.shape[0]):

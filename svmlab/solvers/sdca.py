@@ -313,7 +313,7 @@ def _certified(p, gamma, tol, alpha, w):
     return _met(primal, d, m, alpha, Ci, gamma, tol)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _met(p, d, m, alpha, Ci, gamma, tol):
     """The stopping rule P - D <= tol * P for the problem solved: the book's (P, D given), or
     with smoothing the smoothed-hinge problem, whose P and D are lower by the amounts below."""
@@ -324,7 +324,7 @@ def _met(p, d, m, alpha, Ci, gamma, tol):
     return p - d <= tol * p
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _smoothing_shift(m, alpha, Ci, gamma):
     """P - P_gamma = sum_i C_i (hinge - smoothed hinge)(m_i) and D - D_gamma =
     sum_i gamma alpha_i^2 / (2 C_i) (eq. 6.5: the smoothed loss is hinge minus gamma/2 for
@@ -347,7 +347,7 @@ def _smoothing_shift(m, alpha, Ci, gamma):
 # w is then w(average alpha); ASDCA's w is not w(alpha), and its sum is added every
 # iteration (an iteration costs O(d) there anyway).
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _held(sums, since, alpha, i, t, T0):
     """alpha_i is about to change at iteration t (state t-1 -> t): count the states it held."""
     if t > T0:

@@ -285,7 +285,7 @@ def _pack(act, st, Q, active_size):
     return _max_up(act, 0, active_size)
 
 
-@inner
+@njit(cache=True, inline="always")
 def _fill_packed(act, order, G, status, QD, y, active_size):
     for r in range(active_size):
         k = order[r]

@@ -76,7 +76,7 @@ def start(problem, stop, buf, rng, alpha0=None):
                  alpha0)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _certified(p, d, tol):
     """P - D <= tol |P| with both finite (inf <= inf would read as certified)."""
     return np.isfinite(p) and np.isfinite(d) and p - d <= tol * abs(p)
