@@ -26,7 +26,7 @@ SQUARED_HINGE = 1
 LOSS_CODES = {"hinge": HINGE, "squared_hinge": SQUARED_HINGE}
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def loss(m, code):
     """Hinge max(0, 1 - m) or squared hinge max(0, 1 - m)^2 of one margin (eq. 1.2)."""
     r = 1.0 - m
@@ -44,13 +44,13 @@ def primal_value(wnorm2, margins, Ci, code):
     return 0.5 * wnorm2 + s
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def diag(C, code):
     """D_ii of the unified dual: 0 (hinge) or 1/(2 C_i) (squared hinge)."""
     return 0.0 if code == HINGE else 0.5 / C
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def upper(C, code):
     """U_i of the unified dual: C_i (hinge) or infinity (squared hinge)."""
     return C if code == HINGE else np.inf

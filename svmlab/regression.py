@@ -40,7 +40,7 @@ LOSS_CODES = {"epsilon_insensitive": EPSILON_INSENSITIVE,
               "squared_epsilon_insensitive": SQUARED_EPSILON_INSENSITIVE}
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def loss(r, epsilon, code):
     """max(0, |r| - epsilon) (L1) or its square (L2) of one residual r = z - f."""
     e = abs(r) - epsilon

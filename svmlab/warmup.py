@@ -98,6 +98,7 @@ def fit_one(estimator, solver, layout):
             getattr(svmlab, estimator)(**base, **variant).fit(X, target)
         if estimator == "LinearSVM":
             evaluate_problem(svmlab.SVMProblem(X, np.where(y > 0, 1.0, -1.0), 1.0, "hinge", "free"))
+            book_calls()
         elif estimator == "LinearSVR":
             evaluate_problem(svmlab.SVRProblem(X, z, 1.0, 0.1, bias="free"))
     return time.perf_counter() - start
@@ -113,6 +114,18 @@ def evaluate_problem(problem):
     n, d = problem.X.shape
     v = np.full(n, 0.5)
     problem.primal(np.zeros(d)), problem.gap(v), problem.projected_gradient(v), problem.kkt_violation(v)
+
+
+def book_calls():
+    """The other inlined kernels that the book calls from Python: the losses, D_ii and U_i of
+    chapters 1-3 and plots.plot_losses, and SMO's pair step of chapter 5 (all arguments float64,
+    as the chapters pass them)."""
+    from svmlab import objective
+    from svmlab.solvers import smo
+
+    for code in (objective.HINGE, objective.SQUARED_HINGE):
+        objective.loss(0.5, code), objective.diag(1.0, code), objective.upper(1.0, code)
+    smo.pair_step(0.5, 0.5, 1.0, -1.0, 1.0, 1.0, -1.0, 0.5, 2.0)
 
 
 def _fit_distributed(X, y):

@@ -83,22 +83,25 @@ def test_after_the_warmup_a_notebook_style_fit_compiles_nothing(tmp_path):
     assert _cache_files(tmp_path) == filled
 
 
-def test_after_the_warmup_the_problems_methods_compile_nothing(tmp_path):
-    """The solvers inline the objective's small kernels (CONTRIBUTING.md), so a fit no longer
-    compiles them apart; the book calls them from Python through SVMProblem and SVRProblem, and
-    the warm-up's LinearSVM and LinearSVR jobs call those methods too (evaluate_problem). Other
-    data, C, loss and bias then add no file to the cache."""
+def test_after_the_warmup_the_books_calls_from_python_compile_nothing(tmp_path):
+    """The solvers inline the objective's small kernels and SMO's pair step (CONTRIBUTING.md), so a
+    fit no longer compiles them apart; the book calls them from Python, directly and through
+    SVMProblem and SVRProblem, and the warm-up's LinearSVM and LinearSVR jobs make those calls
+    too (book_calls, evaluate_problem). Other data, C, loss and bias then add no file to the cache."""
     env = dict(os.environ, NUMBA_CACHE_DIR=str(tmp_path))
     warm = ("import numpy as np, svmlab; from svmlab import warmup; X = np.arange(12.0).reshape(6, 2); "
             "warmup.evaluate_problem(svmlab.SVMProblem(X, np.repeat([-1.0, 1.0], 3), 1.0, 'hinge', 'free')); "
-            "warmup.evaluate_problem(svmlab.SVRProblem(X, X[:, 0], 1.0, 0.1, bias='free'))")
+            "warmup.evaluate_problem(svmlab.SVRProblem(X, X[:, 0], 1.0, 0.1, bias='free')); warmup.book_calls()")
     subprocess.run([sys.executable, "-c", warm], env=env, check=True)
     filled = _cache_files(tmp_path)
     assert any(f.endswith(".nbi") for f in filled)
     later = ("import numpy as np, svmlab; from svmlab import datasets; X, y = datasets.make_toy(50); a = np.full(50, 0.3); "
              "[(p.primal(np.ones(2), 0.5), p.dual(a), p.gap(a), p.gradient(a), p.projected_gradient(a), p.kkt_violation(a)) "
              "for p in (svmlab.SVMProblem(X, y, 2.0, 'squared_hinge', 'regularized'), "
-             "svmlab.SVRProblem(X, X[:, 1], 2.0, 0.2, 'squared_epsilon_insensitive', 'none'))]")
+             "svmlab.SVRProblem(X, X[:, 1], 2.0, 0.2, 'squared_epsilon_insensitive', 'none'))]; "
+             "from svmlab import objective as o; from svmlab.solvers import smo; "
+             "[(o.loss(m, o.SQUARED_HINGE), o.diag(2.0, o.HINGE), o.upper(2.0, o.SQUARED_HINGE)) for m in X[:, 0]]; "
+             "smo.pair_step(0.0, 1.0, -1.0, -1.0, 2.0, 2.0, 0.3, -0.2, 1.5)")
     subprocess.run([sys.executable, "-c", later], env=env, check=True)
     assert _cache_files(tmp_path) == filled
 

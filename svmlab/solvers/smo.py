@@ -441,7 +441,7 @@ def _eta(act, Qi, i, r):
     return act.QD[i] + act.QD[r] - 2.0 * act.y[i] * act.y[r] * Qi[act.at[r]]
 
 
-@njit(cache=True)  # not inlined: chapter 5 calls it, and a fit compiles it for that call
+@njit(cache=True, inline="always")
 def pair_step(ai, aj, yi, yj, ui, uj, gi, gj, eta):
     """The new (alpha_i, alpha_j) after one SMO step (eqs. 5.5-5.7).
 
