@@ -2,17 +2,19 @@
 by compiled code: a call from Python would crash the interpreter instead of raising, so a test
 reads the sources and finds no Python-level code of svmlab naming an ``@inner`` kernel. The
 kernels compiled without reference counting, and the functions under them, free what they
-allocate."""
+allocate. Python's garbage collector waits while numba compiles a kernel of svmlab, and only then."""
 
 import ast
 import gc
 import pathlib
 
+import numba
 import pytest
+from numba.core import event
 from numba.core.runtime import _nrt_python, rtsys
 
 import svmlab
-from svmlab import datasets
+from svmlab import datasets, jit  # noqa: F401 - jit registers its listener of numba's compilations
 
 PACKAGE = pathlib.Path(svmlab.__file__).parent
 COMPILED = {"njit", "inner", "without_refcounts", "overload", "intrinsic"}  # decorators whose functions numba compiles
@@ -118,3 +120,48 @@ def test_kernel_solvers_without_refcounts_release_every_array():
     assert after.alloc > before.alloc  # the two-thread and trace paths allocate: the counts move
     assert after.alloc - after.free == before.alloc - before.free
     assert after.mi_alloc - after.mi_free == before.mi_alloc - before.mi_free
+
+
+def _probe(module):
+    """A new function of ``module`` for numba to compile (not cached: it compiles every time)."""
+    def probe(x):
+        return x + 1.0
+    probe.__module__ = module
+    return probe
+
+
+class _CollectorSeen(event.Listener):
+    """Whether the collector was on at the start and at the end of each compilation, as numba tells
+    it to its listeners in the order they were registered: svmlab.jit's first (at import)."""
+
+    def __init__(self):
+        self.seen = []
+
+    def on_start(self, ev):
+        self.seen.append(("start", ev.data["dispatcher"].py_func.__module__, gc.isenabled()))
+
+    def on_end(self, ev):
+        self.seen.append(("end", ev.data["dispatcher"].py_func.__module__, gc.isenabled()))
+
+
+def test_the_collector_waits_while_numba_compiles_a_kernel_of_svmlab():
+    probe = _CollectorSeen()
+    with event.install_listener("numba:compile", probe):
+        assert numba.njit(_probe("svmlab.probe"))(1.0) == 2.0
+        assert gc.isenabled()  # on again after the compilation
+        numba.njit(_probe("elsewhere"))(1.0)
+    assert probe.seen == [("start", "svmlab.probe", False), ("end", "svmlab.probe", True),
+                          ("start", "elsewhere", True), ("end", "elsewhere", True)]
+
+
+def test_the_collector_stays_as_the_caller_left_it():
+    """Off before the compilation: still off after it. On, and the compilation fails: on again."""
+    gc.disable()
+    try:
+        numba.njit(_probe("svmlab.probe"))(1.0)
+        assert not gc.isenabled()
+    finally:
+        gc.enable()
+    with pytest.raises(numba.TypingError):
+        numba.njit(_probe("svmlab.probe"))("text")
+    assert gc.isenabled()
