@@ -28,10 +28,10 @@ parallel loop, the trace's rows) is compiled with ``**REFCOUNTS`` and returns no
 helper is part of its caller's code and may return a view.
 
 While numba compiles a kernel of svmlab, Python's cyclic garbage collector waits
-(:class:`GarbageCollectionPaused`). numba makes some 400,000 objects for a kernel solver's first fit
-(its IR, types, LLVM's modules), and the collector, started by their number, walked them and
-everything else alive again and again: 0.6-0.9 s of SMO's 8-10 s cold first fit, most of it in
-full collections. It runs again as soon as the compilation ends; a first fit of SMO then peaks
+(:class:`GarbageCollectionPaused`). numba makes some 400,000 objects in SMO's first fit (its IR,
+types, LLVM's modules), and the collector, started by their number, walked them and everything
+else alive again and again: 0.6-1.0 s of SMO's 8-12 s cold first fit, most of it in full
+collections. It runs again as soon as the compilation ends; a first fit of SMO then peaks
 about 50 MB higher.
 """
 
