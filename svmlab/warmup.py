@@ -23,6 +23,8 @@ import time
 import warnings
 from concurrent.futures import ProcessPoolExecutor, as_completed
 
+import numpy as np
+
 from svmlab import solvers  # importing svmlab sets NUMBA_CACHE_DIR, inherited by the workers
 
 # estimator -> its registry table: every registered solver is compiled
@@ -65,7 +67,6 @@ def fit_one(estimator, solver, layout):
     then 2 without, so one-vs-rest or one-vs-one and a binary fit; regressors: a noisy linear
     target, with a trace and without); returns the seconds it took. Compiles whatever is not in
     the cache yet."""
-    import numpy as np
     import scipy.sparse as sp
 
     import svmlab
@@ -109,8 +110,6 @@ def evaluate_problem(problem):
     objective's kernels (P, D and the gap, the projected gradient, the KKT violation, the bias):
     the book calls them from Python, and a kernel that the solvers inline (``inline="always"``)
     is compiled apart for such a call."""
-    import numpy as np
-
     n, d = problem.X.shape
     v = np.full(n, 0.5)
     problem.primal(np.zeros(d)), problem.gap(v), problem.projected_gradient(v), problem.kkt_violation(v)
