@@ -105,7 +105,9 @@ memory in order instead of through ``order`` (on one thread each pass took about
 entry, mid-run at 10,000 x 20, C = 10). G, status: the live gradient and status of
 the active variables (the state's G is written back by :func:`_unpack` before anything else reads it;
 the status is kept in both); y, QD: their signs and Q-bar_jj; at: where each one's entry is in a
-column of Q (``place(pos, order[r])``), valid for the slot length ``placed[0]``. The positions
+column of Q (``place(pos, order[r])``), valid for the slot length ``placed[0]``; unsigned: numba wraps a
+negative signed index around, a test and a select on every entry (the gradient's update took 2.4 ns an
+entry with signed places, 1.9 ns unsigned, mid-run at 10,000 x 20, C = 10). The positions
 0..active_size-1 are filled by :func:`_pack` at the start of a slice and after every shrinking and
 gradient rebuild, when ``order`` changes; ``at`` also after the kernel cache has laid out its slots
 again (:func:`_places`)."""
@@ -113,7 +115,7 @@ again (:func:`_places`)."""
 
 def new_packed(m):
     """Empty :data:`Packed` arrays for m variables."""
-    return Packed(np.empty(m), np.empty(m, dtype=np.int8), np.empty(m), np.empty(m), np.empty(m, dtype=np.int64),
+    return Packed(np.empty(m), np.empty(m, dtype=np.int8), np.empty(m), np.empty(m), np.empty(m, dtype=np.uint64),
                   np.zeros(1, dtype=np.int64))
 
 
