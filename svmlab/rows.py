@@ -39,6 +39,15 @@ def _is_dense(X):
     return isinstance(X, types.Array)
 
 
+@njit(cache=True, inline="always")
+def _entries(X, i):
+    """The places of CSR row i's entries in X.data and X.indices, unsigned, as are the column
+    indices read there (``np.uint64``): numba wraps a negative signed index around, a test and a
+    select for every entry (a DCD-style pass, a dot and an update a row, over
+    ``datasets.make_sparse_text()`` took 61 ms with signed indices, 46 ms unsigned)."""
+    return range(np.uint64(X.indptr[i]), np.uint64(X.indptr[i + 1]))
+
+
 def n_rows(X):
     raise NotImplementedError  # pragma: no cover - replaced by the overload in numba
 
@@ -156,8 +165,8 @@ def _row_dot(X, i, w, B):
 
     def sparse(X, i, w, B):
         s = 0.0
-        for k in range(X.indptr[i], X.indptr[i + 1]):
-            s += X.data[k] * w[X.indices[k]]
+        for k in _entries(X, i):
+            s += X.data[k] * w[np.uint64(X.indices[k])]
         return s + B * w[X.n_cols] if B != 0.0 else s
     return sparse
 
@@ -197,8 +206,8 @@ def _row_axpy(X, i, a, w, B):
         return dense
 
     def sparse(X, i, a, w, B):
-        for k in range(X.indptr[i], X.indptr[i + 1]):
-            w[X.indices[k]] += a * X.data[k]
+        for k in _entries(X, i):
+            w[np.uint64(X.indices[k])] += a * X.data[k]
         if B != 0.0:
             w[X.n_cols] += a * B
     return sparse
@@ -217,7 +226,7 @@ def _row_sqnorm(X, i, B):
 
     def sparse(X, i, B):
         s = 0.0
-        for k in range(X.indptr[i], X.indptr[i + 1]):
+        for k in _entries(X, i):
             s += X.data[k] * X.data[k]
         return s + B * B
     return sparse
