@@ -171,7 +171,7 @@ def reconstruct_gradient(st, Q, active_size, work):
         if 0.0 < alpha[j] < st.U[j]:
             Qj = q_full_column(Q, j, order, work)
             for s in range(active_size, n):
-                k = order[s]
+                k = np.uint64(order[s])  # unsigned: no test for a negative index (CONTRIBUTING.md)
                 G[k] += alpha[j] * Qj[k]
 
 

@@ -97,8 +97,8 @@ def _step(st, Q, i, active_size, work):
     Qi = q_column(Q, i, st.order, active_size, work)
     pos = Q.cache.pos
     for t in range(active_size):
-        k = st.order[t]
-        st.G[k] += d * Qi[place(pos, k)]
+        k = st.order[t]  # both indices read unsigned: no test for a negative one (CONTRIBUTING.md)
+        st.G[np.uint64(k)] += d * Qi[np.uint64(place(pos, k))]
     st.G[i] += st.D[i] * d
     if (new >= u) != (a >= u):
         update_gradient_bar(st, Q, i, work)
