@@ -2,8 +2,8 @@
 
 The rule every case checks: a fit returns a model that is what it claims (finite, and
 certified or with a ConvergenceWarning), or raises a ValueError that says what to change.
-Each repro runs in a subprocess with a 60 s limit, so that a hang inside a numba kernel (which
-no signal interrupts) fails its own test, not the run.
+Each repro runs in a process of its own (:mod:`tests.child`) with a 60 s limit, so that a hang
+inside a numba kernel (which no signal interrupts) fails its own test, not the run.
 """
 
 import json
@@ -24,6 +24,7 @@ from hypothesis import strategies as st
 import svmlab
 from svmlab import ConvergenceWarning, KernelSVM, LinearSVM
 from svmlab.trace import MAX_ROWS
+from tests import child
 
 REPO = Path(__file__).resolve().parent.parent
 SETUP = """
@@ -77,7 +78,17 @@ REPROS = [  # (fit expression, outcome, what the message must say)
 ]
 
 
+def _repro(code, timeout=60):
+    try:
+        out = child.run(code, timeout)
+    except TimeoutError:
+        pytest.fail(f"hung for more than {timeout} s")
+    return json.loads(out.strip().splitlines()[-1])
+
+
 def _run(code, timeout=60):
+    """What a new interpreter running ``code`` printed last, as JSON (for what depends on the order
+    of the imports)."""
     env = dict(os.environ, PYTHONPATH=str(REPO) + os.pathsep + os.environ.get("PYTHONPATH", ""))
     try:
         done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=timeout, env=env)
@@ -89,7 +100,7 @@ def _run(code, timeout=60):
 
 @pytest.mark.parametrize("fit, outcome, says", REPROS, ids=[r[0][:70] for r in REPROS])
 def test_a_fit_is_finite_and_honest_or_a_clear_error(fit, outcome, says):
-    out = _run(SETUP + RUN.format(fit=fit))
+    out = _repro(SETUP + RUN.format(fit=fit))
     if outcome == VALUE_ERROR:
         assert out["raised"] == "ValueError" and says in out["message"], out
         return

@@ -3,8 +3,6 @@ changes no iterate."""
 
 import os
 import signal
-import subprocess
-import sys
 import textwrap
 import time
 import warnings
@@ -20,6 +18,7 @@ from svmlab.solvers import KERNEL, KERNEL_REGRESSION, LINEAR, KernelProblem, Ker
 from svmlab.solvers.coordinate import Problem, Stop
 from svmlab.solvers.slices import GROWTH, Progress, next_budget
 from svmlab.trace import Recorder
+from tests import child
 
 TABLES = {"LinearSVM": LINEAR, "KernelSVM": KERNEL, "KernelSVR": KERNEL_REGRESSION}
 REGISTRY = [(cls, name) for cls, table in TABLES.items() for name in table]
@@ -53,18 +52,17 @@ def interrupt(cls, solver, trace=False):
     extra += "fit_intercept=False" if (cls, solver) == ("KernelSVM", "dcd") else ""
     n = 3000 if cls == "LinearSVM" else 300
     code = CHILD.format(cls=cls, solver=solver, n=n, trace=trace, extra=extra)
-    child = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                             text=True, env=os.environ.copy())
+    fit = child.Child(code)
     try:
-        assert child.stdout.readline().strip() == "fitting", child.stderr.read()
+        assert fit.readline(timeout=60) == "fitting", fit.error
         time.sleep(0.3)  # well into the fit
         sent = time.time()
-        child.send_signal(signal.SIGINT)
-        out, err = child.communicate(timeout=60)
+        os.kill(fit.process.pid, signal.SIGINT)
+        out = fit.output(timeout=60)
     finally:
-        child.kill()
+        fit.stop()
     words = out.split()
-    assert words[:1] == ["caught"], out + err
+    assert words[:1] == ["caught"], f"{out}\n{fit.error}"
     return words[1], float(words[2]) - sent
 
 
