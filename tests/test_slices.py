@@ -15,7 +15,7 @@ from svmlab import datasets
 from svmlab.estimators import ConvergenceWarning, KernelSVM, LinearSVM, linear_coef, no_coef
 from svmlab.kernels import make_kernel
 from svmlab.solvers import KERNEL, KERNEL_REGRESSION, LINEAR, KernelProblem, KernelRegressionProblem, starter
-from svmlab.solvers.coordinate import Problem, Stop
+from svmlab.solvers.coordinate import ACTIVE, Problem, Stop
 from svmlab.solvers.slices import GROWTH, Progress, next_budget
 from svmlab.trace import Recorder
 from tests import child
@@ -138,6 +138,38 @@ def test_one_epoch_slices_give_the_iterates_of_one_call(data, solver, options):
     problem = Problem(X, y_pm, np.full(len(y), 0.5), 0, 1.0)
     _assert_the_same_iterates(_sliced_and_whole(starter(LINEAR, solver), problem, options, X.shape[1] + 1,
                                                 linear_coef))
+
+
+def test_a_dcd_slice_ends_soon_after_every_variable_comes_back():
+    """The driver sizes a slice's budget on the epochs of the last slice, which with shrinking pass
+    over a few variables each; after an unshrink an epoch passes over all n. So a slice ends at
+    its budget or at the first epoch whose steps (active sizes, summed) reach the budget at the
+    last slice's mean size, and it lasts about as long as the driver planned (a Ctrl-C waited 4 s
+    for a slice without this)."""
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(200, 5))
+    problem = Problem(X, np.where(X[:, 0] + rng.normal(size=200) > 0, 1.0, -1.0), np.full(200, 0.5), 0, 1.0)
+
+    def state():  # tol 1e-300: the shrunk problem is solved to rounding, then every variable comes back
+        return starter(LINEAR, "dcd")(problem, Stop(1e-300, 1000), Recorder(0, 1, 200, 6).buffers,
+                                      np.random.default_rng(7), None)
+
+    one, sizes = state(), []  # the active size each epoch passes over, one epoch a slice
+    while True:
+        sizes.append(int(one.arrays.count[ACTIVE]))
+        if one.advance(1)[1]:
+            break
+    budget, sliced, epoch, mean, early = 100, state(), 0, 200, 0
+    while True:
+        done, finished = sliced.advance(budget)
+        steps = np.cumsum(sizes[epoch:epoch + done])
+        assert finished or done == budget or steps[-1] >= budget * mean > steps[-2]
+        early += not finished and done < budget
+        epoch, mean = epoch + done, steps[-1] // done
+        if finished:
+            break
+    assert epoch == len(sizes) == 1000 and early > 0
+    np.testing.assert_array_equal(one.result().alpha, sliced.result().alpha)
 
 
 @pytest.mark.parametrize("table, name, options", KERNEL_SLICED,

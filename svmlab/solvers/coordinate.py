@@ -24,7 +24,7 @@ from . import SolverResult
 PERMUTATION, CYCLIC, RANDOM = 0, 1, 2
 LAST, AVERAGE, RANDOM_ITERATE = 0, 1, 2
 LOOKAHEAD = 4  # steps ahead whose row and per-sample values start loading early (rows.prefetch)
-EPOCH, ACTIVE, N_ACTIVE, CONVERGED = range(4)  # the entries of a shrinking solver's count
+EPOCH, ACTIVE, N_ACTIVE, CONVERGED, STEPS = range(5)  # the entries of a shrinking solver's count
 
 Problem = namedtuple("Problem", "X y Ci code B")
 Problem.__doc__ = """One binary linear problem: the rows X (rows.as_rows), labels y in {-1, +1},
@@ -95,6 +95,22 @@ def end_pass(count, index, new_active, met, max_iter, still=False):
     return unshrunk, converged or count[EPOCH] >= max_iter
 
 
+def shrinking_count(n):
+    """A shrinking solver's count at the start: [epoch, active, n_active, converged, steps]; steps
+    is the mean active size of the last slice's epochs (:func:`slice_spent`), n before any."""
+    return np.array([0, n, n, 0, n], dtype=np.int64)
+
+
+@njit(cache=True, inline="always")
+def slice_spent(count, budget, done, steps):
+    """Whether a slice of ``budget`` epochs ends after ``done`` epochs of ``steps`` coordinate steps
+    in all: at the budget, or once the steps reach the budget's epochs at the last slice's mean
+    size. The driver sizes a budget on the last slice's epochs; with shrinking these can pass over
+    a few variables each, and after an unshrink every epoch passes over n (an epoch's cost varies
+    300-fold: a Ctrl-C once waited 4 s for such a slice)."""
+    return done >= budget or steps >= budget * count[STEPS]
+
+
 @njit(cache=True, inline="always")
 def shuffle(index, active):
     """A uniform random permutation of index[:active] (Fisher-Yates)."""
@@ -146,8 +162,7 @@ def epoch_unit(shrinking):
 
 class ShrinkingState:
     """What the shrinking DCD states (dcd, dcd_svr) share of the slice contract
-    (:mod:`svmlab.solvers.slices`): ``arrays`` holds w and count = [epoch, active, n_active,
-    converged]."""
+    (:mod:`svmlab.solvers.slices`): ``arrays`` holds w and count (:func:`shrinking_count`)."""
 
     @property
     def unit(self):

@@ -32,8 +32,9 @@ from .. import trace
 from ..jit import njit
 from ..rows import assign, distance, dot, lookahead, margins, prefetch, prefetch_row, prefetch_row_start, row_axpy, row_dot
 from . import ORDERS
-from .coordinate import (ACTIVE, CYCLIC, EPOCH, N_ACTIVE, PERMUTATION, RANDOM, ShrinkingState, below, clipped_step,
-                         compact, diagonals, end_pass, seed, shuffle, starting_point)
+from .coordinate import (ACTIVE, CYCLIC, EPOCH, N_ACTIVE, PERMUTATION, RANDOM, STEPS, ShrinkingState, below,
+                         clipped_step, compact, diagonals, end_pass, seed, shrinking_count, shuffle, slice_spent,
+                         starting_point)
 
 Rule = namedtuple("Rule", "tol max_iter shrinking order dw_rule")
 Rule.__doc__ = """DCD's stopping rule and options: tol, max_iter, shrinking, the order code and
@@ -42,8 +43,7 @@ whether the rule is "dw"."""
 Arrays = namedtuple("Arrays", "alpha w QD U Dg index shrunk count bounds")
 Arrays.__doc__ = """The state a slice advances (w at the start of the epoch apart, see State):
 alpha, w, the diagonals Q-bar_ii, U_i, D_ii, the active set index[:active] and the marks of the
-pass, count = [epoch, active, n_active, converged] (coordinate.EPOCH, ...), and
-bounds = [M_old, m_old, |w_k - w_(k-1)|]."""
+pass, count (coordinate.shrinking_count) and bounds = [M_old, m_old, |w_k - w_(k-1)|]."""
 _M_OLD, _M_LOW, _DW = 0, 1, 2
 
 
@@ -55,7 +55,7 @@ class State(ShrinkingState):
         n = len(y)
         QD, U, Dg = diagonals(X, Ci, code, B, 0.0)
         alpha, w = starting_point(problem, alpha0)
-        count = np.array([0, n, n, 0], dtype=np.int64)
+        count = shrinking_count(n)
         bounds = np.array([np.inf, -np.inf, 0.0])
         self.problem, self.rule, self.buf = problem, rule, buf
         # w at the start of the epoch, for the dw rule and the trace; None (and no code) without them
@@ -88,10 +88,11 @@ def _begin(p, s, buf, seed_value):
 
 @njit(cache=True)
 def _advance(p, rule, s, w_old, buf, budget):
-    """At most ``budget`` epochs of Algorithm 3.1 / 4.1 from the state ``s``; returns (epochs
-    run, finished)."""
+    """At most ``budget`` epochs of Algorithm 3.1 / 4.1 from the state ``s``, fewer when they grow
+    costlier (:func:`coordinate.slice_spent`); returns (epochs run, finished)."""
     count, bounds = s.count, s.bounds
-    for done in range(1, budget + 1):
+    done, steps, finished = 0, 0, False
+    while not (finished or slice_spent(count, budget, done, steps)):
         active = count[ACTIVE]
         if rule.order != CYCLIC and rule.order != RANDOM:
             shuffle(s.index, active)
@@ -111,9 +112,10 @@ def _advance(p, rule, s, w_old, buf, budget):
         epoch = count[EPOCH]
         if trace.due(buf, epoch, finished):
             _record(p, buf, epoch, new_active, bounds[_DW], s.alpha, s.w, finished)
-        if finished:
-            return done, True
-    return budget, False
+        done += 1
+        steps += active
+    count[STEPS] = steps // done
+    return done, finished
 
 
 # In a permutation every row and every per-sample value is a cache miss of its own. The values

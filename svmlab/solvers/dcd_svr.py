@@ -39,8 +39,8 @@ from .. import regression as reg
 from .. import trace
 from ..jit import njit
 from ..rows import dot, matvec, prefetch, prefetch_row, row_axpy, row_dot
-from .coordinate import (ACTIVE, EPOCH, LOOKAHEAD, N_ACTIVE, ShrinkingState, compact, diagonals, end_pass,
-                         primal_size, seed, shuffle)
+from .coordinate import (ACTIVE, EPOCH, LOOKAHEAD, N_ACTIVE, STEPS, ShrinkingState, compact, diagonals, end_pass,
+                         primal_size, seed, shrinking_count, shuffle, slice_spent)
 
 Problem = namedtuple("Problem", "X z Ci epsilon code B")
 Problem.__doc__ = """One linear regression problem: the rows X (rows.as_rows), targets z, penalties
@@ -52,7 +52,7 @@ Rule = namedtuple("Rule", "tol max_iter shrinking cyclic")
 Arrays = namedtuple("Arrays", "beta w H U index shrunk count bounds")
 Arrays.__doc__ = """The state a slice advances: beta, w, H_i = Q_ii + D_ii, U_i, the active set
 index[:active] and the marks of the pass, count = [epoch, active, n_active, converged]
-(coordinate.EPOCH, ...) and bounds = [M_old, the first epoch's summed violation (-1 before it)]."""
+(coordinate.shrinking_count) and bounds = [M_old, the first epoch's summed violation (-1 before it)]."""
 _M_OLD, _FIRST = 0, 1
 
 
@@ -62,7 +62,7 @@ class State(ShrinkingState):
     def __init__(self, problem, rule, buf, seed_value):
         n = len(problem.z)
         H, U, _ = diagonals(problem.X, problem.Ci, problem.code, problem.B, 0.0)  # H_i = Q_ii + D_ii
-        count = np.array([0, n, n, 0], dtype=np.int64)
+        count = shrinking_count(n)
         self.problem, self.rule, self.buf = problem, rule, buf
         self.arrays = Arrays(np.zeros(n), np.zeros(primal_size(problem.X)), H, U, np.arange(n),
                              np.zeros(n, dtype=np.bool_), count, np.array([np.inf, -1.0]))
@@ -92,9 +92,11 @@ def _begin(p, s, buf, seed_value):
 
 @njit(cache=True)
 def _advance(p, rule, s, buf, budget):
-    """At most ``budget`` epochs from the state ``s``; returns (epochs run, finished)."""
+    """At most ``budget`` epochs from the state ``s``, fewer when they grow costlier
+    (:func:`coordinate.slice_spent`); returns (epochs run, finished)."""
     count, bounds = s.count, s.bounds
-    for done in range(1, budget + 1):
+    done, steps, finished = 0, 0, False
+    while not (finished or slice_spent(count, budget, done, steps)):
         active = count[ACTIVE]
         if not rule.cyclic:
             shuffle(s.index, active)
@@ -107,9 +109,10 @@ def _advance(p, rule, s, buf, budget):
         epoch = count[EPOCH]
         if trace.due(buf, epoch, finished):
             _record(p, buf, epoch, new_active, s.beta, s.w, finished)
-        if finished:
-            return done, True
-    return budget, False
+        done += 1
+        steps += active
+    count[STEPS] = steps // done
+    return done, finished
 
 
 @njit(cache=True)

@@ -8,12 +8,13 @@ The contract a solver state keeps (stable: SMO and kernel DCD follow it too):
 
 ``state.advance(budget) -> (done, finished)``
     Run at most ``budget`` (an int >= 1) units of work, a numba call that returns; ``done`` is
-    the units actually run (0 <= done <= budget), ``finished`` True once the solver has stopped
-    (its rule met, or its unit limit reached). Once finished, ``advance`` is not called again.
-    Slicing must not change the result: any number of slices of any sizes gives the same
-    iterates, bit for bit, as one call with the whole budget (the RNG stream is part of the
-    state: numba's global generator, seeded once when the state is made, persists between
-    calls in a thread).
+    the units actually run (0 <= done <= budget: fewer when the units grow costlier within the
+    slice, as DCD's epochs do when every shrunk variable comes back), ``finished`` True once the
+    solver has stopped (its rule met, or its unit limit reached). Once finished, ``advance`` is
+    not called again. Slicing must not change the result: any number of slices of any sizes
+    gives the same iterates, bit for bit, as one call with the whole budget (the RNG
+    stream is part of the state: numba's global generator, seeded once when the state is made,
+    persists between calls in a thread).
 
 ``state.status() -> (units, n_active, gap)``
     Cheap, read after each slice: the units run so far, the size of the active set (or the
