@@ -118,19 +118,9 @@ class CoCoA:
         for k in lost:
             w -= v[k]
             v[k] = 0.0
-            self.blocks[k] = self._rebuilt(k, avoid=self.blocks[k]._address)
+            self.blocks[k] = place(self.rebuild, k, avoid=self.blocks[k]._address)
             self.blocks[k].start(key, seeds[k] + recoveries).result()
             trace.events.append((r, f"block {k} lost with its worker; restarted from alpha = 0"))
-
-    def _rebuilt(self, k, avoid):
-        """A new actor for block k on a worker other than ``avoid``; a worker that dies
-        meanwhile (the scheduler may not know yet) is tried again, RETRIES times at most."""
-        for attempt in range(RETRIES):
-            try:
-                return self.rebuild(k, avoid)
-            except LOST:
-                time.sleep(0.1 * 2 ** attempt)
-        raise RuntimeError(f"block {k} could not be placed on any worker after {RETRIES} tries.")
 
     def _finish(self, key, problem, tol, r, trace):
         """(Result, lost): w afresh from the blocks' alpha_[k], its certificate, and alpha
@@ -156,6 +146,20 @@ def _send(block, method, *args):
         if block._future.status in ("finished", "pending"):
             raise  # not the loss of the actor's worker
         return None
+
+
+def place(rebuild, k, avoid=None):
+    """``rebuild(k, avoid)``: an actor for block k, on a worker other than ``avoid`` where possible.
+    A worker that died and that the scheduler does not know of yet refuses the block's data, and
+    one the scheduler dropped after it was chosen is unknown there (a KeyError); the block is then
+    placed again, RETRIES times at most, waiting longer each time for the scheduler to hear of the
+    loss."""
+    for attempt in range(RETRIES):
+        try:
+            return rebuild(k, avoid)
+        except (*LOST, KeyError):
+            time.sleep(0.1 * 2 ** attempt)
+    raise RuntimeError(f"block {k} could not be placed on any worker after {RETRIES} tries.")
 
 
 def _gather(futures):
