@@ -152,7 +152,7 @@ def test_a_worker_lost_and_the_fit_is_still_certified(monkeypatch, stage, at, kn
 
 def test_a_worker_lost_just_before_the_fit_is_avoided():
     """A worker killed (SIGKILL) just before a fit, when the scheduler has not heard of it yet: the
-    block sent to it is placed again on a live worker (cocoa.place), and the fit is certified."""
+    block sent to it is placed again on a live worker (cocoa.place_block), and the fit is certified."""
     X, y = _data(400)
     with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=":0",
                       worker_dashboard_address=":0") as cluster, Client(cluster) as c:

@@ -118,7 +118,7 @@ class CoCoA:
         for k in lost:
             w -= v[k]
             v[k] = 0.0
-            self.blocks[k] = place(self.rebuild, k, avoid=self.blocks[k]._address)
+            self.blocks[k] = place_block(self.rebuild, k, avoid=self.blocks[k]._address)
             self.blocks[k].start(key, seeds[k] + recoveries).result()
             trace.events.append((r, f"block {k} lost with its worker; restarted from alpha = 0"))
 
@@ -148,7 +148,7 @@ def _send(block, method, *args):
         return None
 
 
-def place(rebuild, k, avoid=None):
+def place_block(rebuild, k, avoid=None):
     """``rebuild(k, avoid)``: an actor for block k, on a worker other than ``avoid`` where possible.
     A worker that died and that the scheduler does not know of yet refuses the block's data, and
     one the scheduler dropped after it was chosen is unknown there (a KeyError); the block is then

@@ -8,7 +8,7 @@ from .. import estimators
 from ..validation import (check_bool, check_random_state, check_X_y, class_labels, class_weights,
                           loss_code, one_of, positive_int, positive_number, trace_every)
 from . import blocks, local
-from .cocoa import CoCoA, place
+from .cocoa import CoCoA, place_block
 
 LOCAL_SOLVERS = {"dcd": local.DCD_ORDER, "sdca": local.SDCA_ORDER}
 AGGREGATIONS = ("adding", "averaging")
@@ -147,7 +147,7 @@ def _blocks(client, X, y, n_blocks):
         workers = [a for a in client.scheduler_info()["workers"] if a != avoid] or [avoid]
         where = [workers[k % len(workers)]]
         return _actor(client, *client.scatter(list(parts[k]), workers=where, hash=False), workers=where)
-    return [place(rebuild, k) for k in range(K)], rebuild, X.shape[1], classes, codes
+    return [place_block(rebuild, k) for k in range(K)], rebuild, X.shape[1], classes, codes
 
 
 def _actor(client, X, codes, workers=None):
@@ -182,7 +182,7 @@ def _dask_blocks(client, X, y):
     def rebuild(k, avoid=None):  # Dask computes block k from X's graph, on a live worker
         return _actor(client, client.compute(x_blocks[k]),
                       client.submit(np.searchsorted, classes, client.compute(y_blocks[k]), pure=False))
-    return [place(rebuild, k) for k in range(len(x_blocks))], rebuild, X.shape[1], classes, np.repeat(
+    return [place_block(rebuild, k) for k in range(len(x_blocks))], rebuild, X.shape[1], classes, np.repeat(
         np.arange(len(classes)), counts)
 
 
