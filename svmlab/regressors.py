@@ -53,7 +53,8 @@ class _SVRBase(Parameters):
         one_of(self.solver, "solver", tuple(self._solvers))
         return dict(C=positive_number(self.C, "C"), epsilon=non_negative_number(self.epsilon, "epsilon"),
                     tol=positive_number(self.tol, "tol"), max_iter=positive_int(self.max_iter, "max_iter"),
-                    every=trace_every(self.trace))
+                    every=trace_every(self.trace), verbose=check_bool(self.verbose, "verbose"),
+                    callback=_check_callback(self.callback))
 
     def _store(self, X, fit):
         """alpha_ holds beta_i = alpha_i - alpha_i^* for every sample; dual_coef_ the non-zero ones."""
@@ -103,6 +104,7 @@ class LinearSVR(_SVRBase):
     order : "permutation" (a new random order every epoch, the default) or "cyclic".
     random_state : None, int or numpy Generator, for the random orders.
     trace : False, True (record every epoch) or k (every k epochs); fills ``trace_``.
+    verbose, callback : as :class:`svmlab.LinearSVM`; DCD reports active-set epochs.
 
     Attributes
     ----------
@@ -113,7 +115,7 @@ class LinearSVR(_SVRBase):
 
     def __init__(self, C=1.0, epsilon=0.0, loss="epsilon_insensitive", solver="dcd", tol=1e-4, max_iter=1000,
                  fit_intercept=True, intercept_scaling=1.0, shrinking=True, order="permutation",
-                 random_state=None, trace=False):
+                 random_state=None, trace=False, verbose=False, callback=None):
         self.C = C
         self.epsilon = epsilon
         self.loss = loss
@@ -126,6 +128,8 @@ class LinearSVR(_SVRBase):
         self.order = order
         self.random_state = random_state
         self.trace = trace
+        self.verbose = verbose
+        self.callback = callback
 
     _solvers = solvers.LINEAR_REGRESSION
 
@@ -143,7 +147,7 @@ class LinearSVR(_SVRBase):
         B = o["B"]
         problem = Problem(as_rows(X), z, Ci, o["epsilon"], o["code"], B)
         state = start(problem, Stop(o["tol"], o["max_iter"]), recorder.buffers, o["rng"], **extra)
-        result = slices.run(state, self.solver).result()
+        result = slices.run(state, self.solver, _progress(o["verbose"], o["callback"])).result()
         return _Binary(result.alpha, linear_coef(result.w), B * result.w[-1], result.n_iter, result.converged,
                        recorder.to_trace(self.solver, linear_coef, state.unit))
 
@@ -207,8 +211,7 @@ class KernelSVR(_SVRBase):
     _solvers = solvers.KERNEL_REGRESSION
 
     def _check_params(self):
-        return dict(super()._check_params(), warm_start=check_bool(self.warm_start, "warm_start"),
-                    verbose=check_bool(self.verbose, "verbose"), callback=_check_callback(self.callback))
+        return dict(super()._check_params(), warm_start=check_bool(self.warm_start, "warm_start"))
 
     def _w_size(self, X):
         return 0  # SMO records its bias, not a w

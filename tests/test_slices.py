@@ -306,10 +306,21 @@ def test_kernel_dual_gradient_runs_in_slices_with_a_callback(data):
     assert seen and seen[-1].finished and seen[-1].unit == "epoch"
 
 
-def test_callback_must_be_callable(data):
+def test_linear_svr_reports_its_slices_and_prints_with_verbose(data, capsys):
+    X, _ = data
+    seen = []
+    model = svmlab.LinearSVR(tol=1e-8, max_iter=50_000, random_state=0, verbose=True, callback=seen.append)
+    model.fit(X, X @ np.arange(1.0, 6.0))
+    assert seen and seen[-1].finished and seen[-1].units == model.n_iter_
+    assert seen[-1].unit == "active-set epoch" and seen[-1].solver == "dcd"
+    assert len(capsys.readouterr().out.splitlines()) == len(seen)
+
+
+@pytest.mark.parametrize("estimator", [LinearSVM, svmlab.LinearSVR, KernelSVM, svmlab.KernelSVR])
+def test_callback_must_be_callable(data, estimator):
     X, y = data
     with pytest.raises(ValueError, match="callback"):
-        LinearSVM(callback=3).fit(X, y)
+        estimator(callback=3).fit(X, y)
 
 
 def test_next_budget_follows_the_measured_rate_and_grows_boundedly():
