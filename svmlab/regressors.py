@@ -53,8 +53,19 @@ class _SVRBase(Parameters):
         one_of(self.solver, "solver", tuple(self._solvers))
         return dict(C=positive_number(self.C, "C"), epsilon=non_negative_number(self.epsilon, "epsilon"),
                     tol=positive_number(self.tol, "tol"), max_iter=positive_int(self.max_iter, "max_iter"),
-                    every=trace_every(self.trace), verbose=check_bool(self.verbose, "verbose"),
-                    callback=_check_callback(self.callback))
+                    every=trace_every(self.trace), warm_start=check_bool(self.warm_start, "warm_start"),
+                    verbose=check_bool(self.verbose, "verbose"), callback=_check_callback(self.callback))
+
+    def _warm_beta(self, n, o):
+        """The last fit's beta when warm_start is on and there is one, else None; the solver
+        makes it feasible for the new problem."""
+        last = getattr(self, "alpha_", None)
+        if not o["warm_start"] or last is None:
+            return None
+        if len(last) != n:
+            raise ValueError("warm_start=True needs the same samples as the previous fit; set warm_start=False "
+                             "to fit this data from scratch.")
+        return last
 
     def _store(self, X, fit):
         """alpha_ holds beta_i = alpha_i - alpha_i^* for every sample; dual_coef_ the non-zero ones."""
@@ -104,6 +115,9 @@ class LinearSVR(_SVRBase):
     order : "permutation" (a new random order every epoch, the default) or "cyclic".
     random_state : None, int or numpy Generator, for the random orders.
     trace : False, True (record every epoch) or k (every k epochs); fills ``trace_``.
+    warm_start : bool, start from the last fit's beta (``alpha_``), clipped to the box of the
+        current C; needs the same samples. The stopping rule's reference is then the violation
+        at beta = 0, as a cold start's first epoch sees it.
     verbose, callback : as :class:`svmlab.LinearSVM`; DCD reports active-set epochs.
 
     Attributes
@@ -115,7 +129,7 @@ class LinearSVR(_SVRBase):
 
     def __init__(self, C=1.0, epsilon=0.0, loss="epsilon_insensitive", solver="dcd", tol=1e-4, max_iter=1000,
                  fit_intercept=True, intercept_scaling=1.0, shrinking=True, order="permutation",
-                 random_state=None, trace=False, verbose=False, callback=None):
+                 random_state=None, trace=False, warm_start=False, verbose=False, callback=None):
         self.C = C
         self.epsilon = epsilon
         self.loss = loss
@@ -128,6 +142,7 @@ class LinearSVR(_SVRBase):
         self.order = order
         self.random_state = random_state
         self.trace = trace
+        self.warm_start = warm_start
         self.verbose = verbose
         self.callback = callback
 
@@ -146,7 +161,8 @@ class LinearSVR(_SVRBase):
         """Runs the registered solver's state in slices (:mod:`svmlab.solvers.slices`)."""
         B = o["B"]
         problem = Problem(as_rows(X), z, Ci, o["epsilon"], o["code"], B)
-        state = start(problem, Stop(o["tol"], o["max_iter"]), recorder.buffers, o["rng"], **extra)
+        state = start(problem, Stop(o["tol"], o["max_iter"]), recorder.buffers, o["rng"], self._warm_beta(len(z), o),
+                      **extra)
         result = slices.run(state, self.solver, _progress(o["verbose"], o["callback"])).result()
         return _Binary(result.alpha, linear_coef(result.w), B * result.w[-1], result.n_iter, result.converged,
                        recorder.to_trace(self.solver, linear_coef, state.unit))
@@ -210,22 +226,8 @@ class KernelSVR(_SVRBase):
     # SMO for SVR registers itself in solvers.KERNEL_REGRESSION (its own branch)
     _solvers = solvers.KERNEL_REGRESSION
 
-    def _check_params(self):
-        return dict(super()._check_params(), warm_start=check_bool(self.warm_start, "warm_start"))
-
     def _w_size(self, X):
         return 0  # SMO records its bias, not a w
-
-    def _warm_beta(self, n, o):
-        """The last fit's beta when warm_start is on and there is one, else None; the solver
-        makes it feasible for the new problem."""
-        last = getattr(self, "alpha_", None)
-        if not o["warm_start"] or last is None:
-            return None
-        if len(last) != n:
-            raise ValueError("warm_start=True needs the same samples as the previous fit; set warm_start=False "
-                             "to fit this data from scratch.")
-        return last
 
     def _fit(self, start, extra, X, z, Ci, o, recorder):
         """Runs the registered solver's state in slices (:mod:`svmlab.solvers.slices`)."""

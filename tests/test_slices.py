@@ -194,6 +194,24 @@ def test_warm_start_after_a_change_of_C_is_faster_and_reaches_the_same_optimum(d
     assert abs(p_warm - p_cold) <= tol * p_cold
 
 
+@pytest.mark.parametrize("loss", ["epsilon_insensitive", "squared_epsilon_insensitive"])
+def test_linear_svr_warm_start_after_a_change_of_C_is_faster_and_reaches_the_same_optimum(data, loss):
+    X, _ = data
+    z = X @ np.arange(1.0, 6.0) + np.random.default_rng(0).normal(size=len(X))
+    kw = dict(loss=loss, epsilon=0.3, tol=1e-8, max_iter=100_000, random_state=0)
+    warm = svmlab.LinearSVR(C=1.0, warm_start=True, **kw).fit(X, z)
+    warm.set_params(C=0.4).fit(X, z)
+    cold = svmlab.LinearSVR(C=0.4, **kw).fit(X, z)
+    if loss == "epsilon_insensitive":
+        assert np.abs(warm.alpha_).max() <= 0.4  # started from the old beta clipped to the new box
+    assert warm.n_iter_ < cold.n_iter_
+    problem = svmlab.SVRProblem(X, z, 0.4, 0.3, loss, bias="regularized")
+    p_warm, p_cold = (problem.primal(m.coef_, m.intercept_[0]) for m in (warm, cold))
+    assert abs(p_warm - p_cold) <= 1e-6 * p_cold
+    with pytest.raises(ValueError, match="same samples"):
+        warm.fit(X[:50], z[:50])
+
+
 def test_warm_start_from_the_optimum_stops_at_once(data):
     X, y = data
     model = LinearSVM(C=0.3, tol=1e-6, warm_start=True).fit(X, y)

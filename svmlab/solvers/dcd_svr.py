@@ -23,8 +23,10 @@ The violation of a variable is |PG_i| (:func:`svmlab.regression.projected`). Shr
 M the largest violation of the previous epoch: a variable leaves the active set when it sits
 at 0 with G_+ > M and G_- < -M, at U_i with G_+ < -M, or at -U_i with G_- > M. Stopping
 (LIBLINEAR's rule): the sum of the violations over an epoch falls to ``tol`` times that of
-the first epoch; when the shrunk problem meets it, every variable comes back and the rule
-must hold on a full epoch.
+the first epoch (from a warm start, of the violations at beta = 0, which a cold start's first
+epoch meets as it goes: a warm start close to the optimum would otherwise be held to a far
+tighter rule); when the shrunk problem meets it, every variable comes back and the rule must hold
+on a full epoch.
 
 The run is a :class:`State` that :func:`svmlab.solvers.slices.run` advances a few epochs at a
 time (``start``).
@@ -40,7 +42,7 @@ from .. import trace
 from ..jit import njit
 from ..rows import dot, matvec, prefetch, prefetch_row, row_axpy, row_dot
 from .coordinate import (ACTIVE, EPOCH, LOOKAHEAD, N_ACTIVE, STEPS, ShrinkingState, compact, diagonals, end_pass,
-                         primal_size, seed, shrinking_count, shuffle, slice_spent)
+                         primal_size, seed, shrinking_count, shuffle, slice_spent, w_of)
 
 Problem = namedtuple("Problem", "X z Ci epsilon code B")
 Problem.__doc__ = """One linear regression problem: the rows X (rows.as_rows), targets z, penalties
@@ -59,13 +61,19 @@ _M_OLD, _FIRST = 0, 1
 class State(ShrinkingState):
     """A DCD-SVR run, advanced by :func:`svmlab.solvers.slices.run` (see its contract)."""
 
-    def __init__(self, problem, rule, buf, seed_value):
-        n = len(problem.z)
-        H, U, _ = diagonals(problem.X, problem.Ci, problem.code, problem.B, 0.0)  # H_i = Q_ii + D_ii
-        count = shrinking_count(n)
+    def __init__(self, problem, rule, buf, seed_value, beta0=None):
+        X, z, n = problem.X, problem.z, len(problem.z)
+        H, U, _ = diagonals(X, problem.Ci, problem.code, problem.B, 0.0)  # H_i = Q_ii + D_ii
+        first = -1.0
+        if beta0 is None:
+            beta, w = np.zeros(n), np.zeros(primal_size(X))
+        else:  # the rule's reference: the violations at beta = 0 (w = 0, G = -z), not those of the warm start
+            beta = np.clip(np.asarray(beta0, dtype=float), -U, U)
+            w = w_of(X, np.ones(n), problem.B, beta)
+            first = float(np.maximum(np.abs(z) - problem.epsilon, 0.0).sum())
         self.problem, self.rule, self.buf = problem, rule, buf
-        self.arrays = Arrays(np.zeros(n), np.zeros(primal_size(problem.X)), H, U, np.arange(n),
-                             np.zeros(n, dtype=np.bool_), count, np.array([np.inf, -1.0]))
+        self.arrays = Arrays(beta, w, H, U, np.arange(n), np.zeros(n, dtype=np.bool_), shrinking_count(n),
+                             np.array([np.inf, first]))
         _begin(problem, self.arrays, buf, seed_value)
 
     def advance(self, budget):
@@ -75,10 +83,11 @@ class State(ShrinkingState):
         return self._result(self.arrays.beta)
 
 
-def start(problem, stop, buf, rng, shrinking=True, order="permutation"):
-    """A DCD-SVR state on ``problem`` (a :data:`Problem`), from beta = 0."""
+def start(problem, stop, buf, rng, beta0=None, shrinking=True, order="permutation"):
+    """A DCD-SVR state on ``problem`` (a :data:`Problem`), from beta = 0 or from warm_start's
+    ``beta0`` clipped to the box [-U_i, U_i]."""
     rule = Rule(stop.tol, stop.max_iter, shrinking, order == "cyclic")
-    return State(problem, rule, buf, int(rng.integers(2**31 - 1)))
+    return State(problem, rule, buf, int(rng.integers(2**31 - 1)), beta0)
 
 
 @njit(cache=True)
