@@ -2,27 +2,28 @@
 
 nbval executes an ``interact`` callback once and never moves a slider, so the only way to
 check that the widget really works (front end loads, kernel answers, output redraws) is a
-browser. The test:
+browser. The slider test:
+
+1. copies the chapter-1 notebook into a temporary directory (JupyterLab autosaves, so the
+   repository's copy is never served) and starts JupyterLab there, on 127.0.0.1, on a free
+   port, with a token of its own and settings/workspace/config directories of its own;
+2. opens the notebook in Debian's Chromium through Playwright, waits for the kernel to be
+   idle, and runs it down to the slider as a reader reading down to it would: it selects the
+   first cell whose saved output is a widget, then Run > Run All Above Selected Cell and Run
+   Selected Cell (the cells below it run in nbval);
+3. finds the ``FloatLogSlider`` labelled ``C``, checks that no widget error is shown,
+   presses ArrowRight on its handle a few times, and checks that the printed
+   ``margin 2/|w| = ...`` line and the figure (the ``src`` of the output ``<img>``) changed.
 
 The second test opens a chapter cold (``COLD_NOTEBOOK``, as saved, without running it), takes a
 screenshot, and checks that it shows no widget repr text and no broken image, and that opening
 it, waiting and closing its tab leaves the file on disk unchanged (JupyterLab would otherwise
 autosave a notebook it had marked modified, e.g. over its kernelspec).
 
-The slider test:
-
-1. copies the chapter-1 notebook into a temporary directory (JupyterLab autosaves, so the
-   repository's copy is never served) and starts JupyterLab there, on 127.0.0.1, on a free
-   port, with a token of its own and settings/workspace/config directories of its own;
-2. opens the notebook in Debian's Chromium through Playwright, waits for the kernel to be
-   idle, and runs all cells from the Run menu;
-3. finds the ``FloatLogSlider`` labelled ``C``, checks that no widget error is shown,
-   presses ArrowRight on its handle a few times, and checks that the printed
-   ``margin 2/|w| = ...`` line and the figure (the ``src`` of the output ``<img>``) changed.
-
-Contract with chapter 1: a cell built with ``ipywidgets.interact``/``interactive`` over a
-``FloatLogSlider(description="C")`` whose callback prints a line starting with
-``margin 2/|w| =`` and shows a matplotlib png figure (inline backend).
+Contract with chapter 1: its first cell with a saved widget output is built with
+``ipywidgets.interact``/``interactive`` over a ``FloatLogSlider(description="C")`` whose
+callback prints a line starting with ``margin 2/|w| =`` and shows a matplotlib png figure
+(inline backend).
 
 ``SVMLAB_BROWSER_NOTEBOOK`` points the test at another notebook honouring that contract.
 Outside CI the test skips when ``/usr/bin/chromium`` or Playwright is missing; with
@@ -239,6 +240,18 @@ def chromium_page():
         yield context.new_page()
 
 
+def run_down_to_the_first_widget(page, notebook: Path) -> None:
+    """Select the first cell of ``notebook`` whose saved output is a widget, run every cell
+    above it from the Run menu, then run it."""
+    cells = json.loads(notebook.read_text())["cells"]
+    index = next(i for i, c in enumerate(cells) if c["cell_type"] == "code" and any(
+        "application/vnd.jupyter.widget-view+json" in o.get("data", {}) for o in c.get("outputs", [])))
+    page.locator(".jp-Notebook .jp-Cell").nth(index).locator(".jp-InputPrompt").click()
+    for item in (r"^Run All Above Selected Cell$", r"^Run Selected Cells? and Do not Advance$"):
+        page.locator(".lm-MenuBar-itemLabel", has_text=re.compile(r"^Run$")).click()
+        page.locator(".lm-Menu-itemLabel", has_text=re.compile(item)).click()
+
+
 def _margin(text: str) -> str:
     m = MARGIN_RE.search(text)
     assert m, f"no 'margin 2/|w| = <number>' line in the widget output: {text!r}"
@@ -276,9 +289,7 @@ def test_c_slider_redraws_margin_and_figure(jupyterlab, chromium_page):
         idle = page.locator("#jp-main-statusbar .jp-StatusBar-TextItem[title^='Change kernel']")
         expect(idle).to_have_text(IDLE_RE)
 
-        # Run > Run All Cells, as a reader would.
-        page.locator(".lm-MenuBar-itemLabel", has_text=re.compile(r"^Run$")).click()
-        page.locator(".lm-Menu-itemLabel", has_text=re.compile(r"^Run All Cells$")).click()
+        run_down_to_the_first_widget(page, NOTEBOOK)
 
         # The C slider of an interact box renders, with no widget error anywhere.
         box = page.locator(".widget-interact").filter(

@@ -1,8 +1,8 @@
 """Chapter 9's epsilon slider, moved in a real JupyterLab page by headless Chromium.
 
 Reuses the server and browser fixtures of :mod:`tests.browser.test_jupyterlab_slider` (read
-its docstring): a copy of ``notebooks/10_svr.ipynb`` is served, Run All Cells is clicked, and
-in the ``svr_explorer`` box (an ``interactive`` with a ``FloatSlider(description="epsilon")``)
+its docstring): a copy of ``notebooks/10_svr.ipynb`` is served and run down to its first widget,
+and in the ``svr_explorer`` box (an ``interactive`` with a ``FloatSlider(description="epsilon")``)
 ArrowRight is pressed on the epsilon handle; the printed ``support vectors = ...`` line and the
 figure (the tube) must change.
 """
@@ -15,7 +15,8 @@ import time
 import pytest
 
 from tests.browser.test_jupyterlab_slider import (  # noqa: F401 - fixtures used by name
-    EXPECT_MS, IDLE_RE, OVERALL_S, REPO, WIDGET_ERRORS, _serve, _tail, chromium_page, pytestmark)
+    EXPECT_MS, IDLE_RE, OVERALL_S, REPO, WIDGET_ERRORS, _serve, _tail, chromium_page, pytestmark,
+    run_down_to_the_first_widget)
 
 SVR_NOTEBOOK = REPO / "notebooks" / "10_svr.ipynb"
 SUPPORT_RE = re.compile(r"support vectors = (\d+) of")
@@ -44,8 +45,7 @@ def test_epsilon_slider_redraws_the_tube(jupyterlab_svr, chromium_page):
         expect(page.locator(".jp-NotebookPanel .jp-Notebook")).to_be_visible()
         idle = page.locator("#jp-main-statusbar .jp-StatusBar-TextItem[title^='Change kernel']")
         expect(idle).to_have_text(IDLE_RE)
-        page.locator(".lm-MenuBar-itemLabel", has_text=re.compile(r"^Run$")).click()
-        page.locator(".lm-Menu-itemLabel", has_text=re.compile(r"^Run All Cells$")).click()
+        run_down_to_the_first_widget(page, SVR_NOTEBOOK)
 
         label = page.locator(".widget-label", has_text=re.compile(r"^epsilon$"))
         box = page.locator(".widget-interact").filter(has=label).first
