@@ -87,7 +87,7 @@ class Worker:
 
     def __init__(self, X, codes):
         self.block = Block(as_rows(check_array(X)), np.asarray(codes, dtype=np.int64))
-        self.states, self.pending = {}, {}
+        self.states, self.pending, self.sqnorms = {}, {}, {}  # sqnorms: B -> local.sqnorms of the rows
 
     def start(self, key, seed):
         """alpha = 0, rows in index order, the generator seeded with ``seed``."""
@@ -112,8 +112,10 @@ class Worker:
         previous = _swap_rng(state.rng)
         try:
             rows = coordinate.Problem(block.X, y, Ci, problem.code, problem.B)
-            dw = local.subproblem(rows, alpha, index, w, problem.sigma, max(1, round(problem.passes * block.n)),
-                                  problem.order)
+            if problem.B not in self.sqnorms:
+                self.sqnorms[problem.B] = local.sqnorms(block.X, problem.B)
+            dw = local.subproblem(rows, self.sqnorms[problem.B], alpha, index, w, problem.sigma,
+                                  max(1, round(problem.passes * block.n)), problem.order)
         finally:
             rng = _swap_rng(previous)
         if problem.gamma != 1.0:

@@ -26,7 +26,7 @@ import numpy as np
 
 from .. import objective as obj
 from ..jit import njit
-from ..rows import n_rows, row_axpy, row_dot, row_sqnorm
+from ..rows import lookahead, n_rows, prefetch_row, row_axpy, row_dot, row_sqnorm
 from ..solvers.coordinate import epoch_order, shuffle
 
 DCD_ORDER, SDCA_ORDER = 0, 1
@@ -38,17 +38,29 @@ def seed(value):
     np.random.seed(value)
 
 
-@njit(cache=True, nogil=True)  # nogil: blocks on one worker's threads run at once
-def subproblem(problem, alpha, index, w, sigma, steps, order):
-    """``steps`` coordinate steps on G_k from alpha (changed in place); returns dw = A_k Delta.
-    ``problem`` is the block's ``coordinate.Problem(X, y, Ci, code, B)``.
+@njit(cache=True, nogil=True)
+def sqnorms(X, B):
+    """|[x_i, B]|^2 of each row: a step's curvature before sigma' and D_ii, the same every round."""
+    out = np.empty(n_rows(X))
+    for i in range(n_rows(X)):
+        out[i] = row_sqnorm(X, i, B)
+    return out
 
-    A pass starts every len(index) steps with a new order of the block's rows in ``index``.
+
+@njit(cache=True, nogil=True)  # nogil: blocks on one worker's threads run at once
+def subproblem(problem, sq, alpha, index, w, sigma, steps, order):
+    """``steps`` coordinate steps on G_k from alpha (changed in place); returns dw = A_k Delta.
+    ``problem`` is the block's ``coordinate.Problem(X, y, Ci, code, B)``, ``sq`` its rows'
+    :func:`sqnorms`.
+
+    A pass starts every len(index) steps with a new order of the block's rows in ``index``; the
+    row a few steps ahead starts loading early (a random order waits on memory otherwise).
     """
     X, y, Ci, code, B = problem
     n = n_rows(X)
     u = w.copy()
     dw = np.zeros(w.shape[0])
+    ahead = lookahead(X)
     for t in range(steps):
         s = t % n
         if s == 0:
@@ -56,6 +68,8 @@ def subproblem(problem, alpha, index, w, sigma, steps, order):
                 shuffle(index, n)
             else:
                 epoch_order(0, index)  # SDCA's permutation
+        if s + ahead < n:
+            prefetch_row(X, index[s + ahead])
         i = index[s]
         Dii = obj.diag(Ci[i], code)
         Ui = obj.upper(Ci[i], code)
@@ -63,7 +77,7 @@ def subproblem(problem, alpha, index, w, sigma, steps, order):
         G = y[i] * row_dot(X, i, u, B) - 1.0 + Dii * a
         if abs(obj.projected(a, G, Ui)) <= 1e-12:
             continue
-        q = sigma * row_sqnorm(X, i, B) + Dii
+        q = sigma * sq[i] + Dii
         new = min(max(a - G / q, 0.0), Ui) if q > 0.0 else (Ui if G < 0.0 else 0.0)
         alpha[i] = new
         row_axpy(X, i, (new - a) * y[i] * sigma, u, B)
