@@ -116,8 +116,8 @@ class LinearSVR(_SVRBase):
     random_state : None, int or numpy Generator, for the random orders.
     trace : False, True (record every epoch) or k (every k epochs); fills ``trace_``.
     warm_start : bool, start from the last fit's beta (``alpha_``), clipped to the box of the
-        current C; needs the same samples. The stopping rule's reference is then the violation
-        at beta = 0, as a cold start's first epoch sees it.
+        current C; needs the same samples. The stopping rule's reference is then the sum of the
+        violations at beta = 0, about what a cold start's first epoch sums.
     verbose, callback : as :class:`svmlab.LinearSVM`; DCD reports active-set epochs.
 
     Attributes

@@ -23,10 +23,10 @@ The violation of a variable is |PG_i| (:func:`svmlab.regression.projected`). Shr
 M the largest violation of the previous epoch: a variable leaves the active set when it sits
 at 0 with G_+ > M and G_- < -M, at U_i with G_+ < -M, or at -U_i with G_- > M. Stopping
 (LIBLINEAR's rule): the sum of the violations over an epoch falls to ``tol`` times that of
-the first epoch (from a warm start, of the violations at beta = 0, which a cold start's first
-epoch meets as it goes: a warm start close to the optimum would otherwise be held to a far
-tighter rule); when the shrunk problem meets it, every variable comes back and the rule must hold
-on a full epoch.
+the first epoch (from a warm start, the sum of the violations at beta = 0, about what a cold
+start's first epoch sums: measured against a warm first epoch, a start near the optimum would be
+held to a far tighter rule); when the shrunk problem meets it, every variable comes back and the
+rule must hold on a full epoch.
 
 The run is a :class:`State` that :func:`svmlab.solvers.slices.run` advances a few epochs at a
 time (``start``).
@@ -53,8 +53,8 @@ Rule = namedtuple("Rule", "tol max_iter shrinking cyclic")
 
 Arrays = namedtuple("Arrays", "beta w H U index shrunk count bounds")
 Arrays.__doc__ = """The state a slice advances: beta, w, H_i = Q_ii + D_ii, U_i, the active set
-index[:active] and the marks of the pass, count = [epoch, active, n_active, converged]
-(coordinate.shrinking_count) and bounds = [M_old, the first epoch's summed violation (-1 before it)]."""
+index[:active] and the marks of the pass, count (coordinate.shrinking_count) and bounds = [M_old,
+the first epoch's summed violation (-1 before it)]."""
 _M_OLD, _FIRST = 0, 1
 
 
