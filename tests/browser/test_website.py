@@ -2,8 +2,9 @@
 
 The site is built once (Sphinx with MyST-NB, as the README's command does, into a temporary
 folder); three chapter pages are opened from disk with every request that is not a local file
-aborted, and each must show rendered math, load every image, show no widget repr and link only
-to pages that exist. A screenshot of each page is saved under pytest's temporary directory.
+aborted, and each must show rendered math with no formula MathJax could not typeset, load every
+image, show no widget repr and link only to pages that exist. A screenshot of each page is saved
+under pytest's temporary directory.
 """
 
 import subprocess
@@ -65,6 +66,9 @@ def test_a_chapter_page_reads_offline(site, browser, name, tmp_path):
     page.wait_for_function("() => Array.from(document.images).every(i => i.complete)", timeout=60_000)
     text = page.inner_text("main")
     assert page.locator("mjx-container").count() > 10
+    errors = page.eval_on_selector_all(  # what MathJax could not typeset: an error box or red TeX
+        "mjx-assistive-mml", "els => els.filter(e => e.querySelector('merror, [mathcolor=\"red\"]')).length")
+    assert errors == 0, f"{errors} formulas that MathJax shows as errors"
     assert "$$" not in text, "raw display math left in the text"
     broken = page.eval_on_selector_all("img", "imgs => imgs.filter(i => i.naturalWidth === 0).map(i => i.src.slice(0, 80))")
     assert page.locator("img").count() > 0 and not broken, f"images that did not load: {broken}"
