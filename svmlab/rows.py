@@ -349,6 +349,14 @@ def matvec(X, w, B, out):
 
 
 @njit(cache=True, inline="always")
+def row_sqnorms(X, B, out):
+    """out_i = |[x_i, B]|^2 for the first len(out) rows."""
+    for i in range(out.shape[0]):
+        out[i] = row_sqnorm(X, i, B)
+    return out
+
+
+@njit(cache=True, inline="always")
 def rmatvec(X, v, B, out):
     """out = sum_i v_i [x_i, B] (length d + 1)."""
     for j in range(out.shape[0]):

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 import numpy as np
 from numba import _helperlib
 
-from ..rows import as_rows, rmatvec
+from ..rows import as_rows, rmatvec, row_sqnorms
 from ..solvers import coordinate
 from ..validation import check_array
 from . import local
@@ -87,7 +87,7 @@ class Worker:
 
     def __init__(self, X, codes):
         self.block = Block(as_rows(check_array(X)), np.asarray(codes, dtype=np.int64))
-        self.states, self.pending, self.sqnorms = {}, {}, {}  # sqnorms: B -> local.sqnorms of the rows
+        self.states, self.pending, self.sqnorms = {}, {}, {}  # sqnorms: B -> |[x_i, B]|^2 of the rows
 
     def start(self, key, seed):
         """alpha = 0, rows in index order, the generator seeded with ``seed``."""
@@ -113,7 +113,7 @@ class Worker:
         try:
             rows = coordinate.Problem(block.X, y, Ci, problem.code, problem.B)
             if problem.B not in self.sqnorms:
-                self.sqnorms[problem.B] = local.sqnorms(block.X, problem.B)
+                self.sqnorms[problem.B] = row_sqnorms(block.X, problem.B, np.empty(block.n))
             dw = local.subproblem(rows, self.sqnorms[problem.B], alpha, index, w, problem.sigma,
                                   max(1, round(problem.passes * block.n)), problem.order)
         finally:

@@ -26,7 +26,7 @@ import numpy as np
 
 from .. import objective as obj
 from ..jit import njit
-from ..rows import lookahead, n_rows, prefetch_row, row_axpy, row_dot, row_sqnorm
+from ..rows import lookahead, n_rows, prefetch_row, row_axpy, row_dot
 from ..solvers.coordinate import epoch_order, shuffle
 
 DCD_ORDER, SDCA_ORDER = 0, 1
@@ -38,20 +38,11 @@ def seed(value):
     np.random.seed(value)
 
 
-@njit(cache=True, nogil=True)
-def sqnorms(X, B):
-    """|[x_i, B]|^2 of each row: a step's curvature before sigma' and D_ii, the same every round."""
-    out = np.empty(n_rows(X))
-    for i in range(n_rows(X)):
-        out[i] = row_sqnorm(X, i, B)
-    return out
-
-
 @njit(cache=True, nogil=True)  # nogil: blocks on one worker's threads run at once
 def subproblem(problem, sq, alpha, index, w, sigma, steps, order):
     """``steps`` coordinate steps on G_k from alpha (changed in place); returns dw = A_k Delta.
-    ``problem`` is the block's ``coordinate.Problem(X, y, Ci, code, B)``, ``sq`` its rows'
-    :func:`sqnorms`.
+    ``problem`` is the block's ``coordinate.Problem(X, y, Ci, code, B)``; ``sq`` holds its rows'
+    |[x_i, B]|^2 (``rows.row_sqnorms``), a step's curvature before sigma' and D_ii, the same every round.
 
     A pass starts every len(index) steps with a new order of the block's rows in ``index``; the
     row a few steps ahead starts loading early (a random order waits on memory otherwise).

@@ -47,7 +47,7 @@ from .. import objective as obj
 from .. import trace
 from ..estimators import ConvergenceWarning
 from ..jit import njit
-from ..rows import assign, distance, dot, margins, prefetch, prefetch_row, row_axpy, row_dot, row_sqnorm
+from ..rows import assign, distance, dot, margins, prefetch, prefetch_row, row_axpy, row_dot, row_sqnorms
 from . import OUTPUTS, SolverResult
 from .coordinate import (AVERAGE, LAST, LOOKAHEAD, RANDOM, RANDOM_ITERATE, epoch_order, primal_size, seed,
                          w_of)
@@ -78,7 +78,7 @@ class State:
         v = np.zeros(primal_size(X)) if alpha0 is None else w_of(X, y, B, np.asarray(alpha0, dtype=float))
         u = np.zeros(n) if alpha0 is None else np.asarray(alpha0, dtype=float) * y
         average = rule.output == AVERAGE
-        sq = _sqnorms(X, B, np.empty(n if rule.radius < np.inf else 0))
+        sq = row_sqnorms(X, B, np.empty(n if rule.radius < np.inf else 0))  # the projection's |v + c x_i|^2
         self.problem, self.rule, self.buf, self._result = problem, rule, buf, None
         self.arrays = Arrays(v, u, np.zeros(v.shape[0] if average else 0), np.zeros(n if average else 0),
                              np.array([1.0, 0.0, 0.0]), sq, np.arange(n), np.empty(rule.batch), np.empty(rule.batch),
@@ -148,14 +148,6 @@ def _warn_if_worse_than_zero(X, y, Ci, B, w):
 # of their scales (the trick of Xu 2011 for averaged SGD): adding d to v adds a_sum d to U, and
 # S costs nothing a step; likewise a_sum u - Ua for alpha. The scalars a, |v|^2 and a_sum live
 # in one array, ``scalars``.
-
-@njit(cache=True)
-def _sqnorms(X, B, out):
-    """out_i = |[x_i, B]|^2 (the projection's |v + c x_i|^2 needs them)."""
-    for i in range(out.shape[0]):
-        out[i] = row_sqnorm(X, i, B)
-    return out
-
 
 @njit(cache=True)
 def _evaluate(p, rule, s, buf):
