@@ -40,9 +40,9 @@ from .. import objective as obj
 from .. import regression as reg
 from .. import trace
 from ..jit import njit
-from ..rows import dot, matvec, prefetch, prefetch_row, row_axpy, row_dot
+from ..rows import dot, matvec, prefetch, prefetch_row, rmatvec, row_axpy, row_dot
 from .coordinate import (ACTIVE, EPOCH, LOOKAHEAD, N_ACTIVE, STEPS, ShrinkingState, compact, diagonals, end_pass,
-                         primal_size, seed, shrinking_count, shuffle, slice_spent, w_of)
+                         primal_size, seed, shrinking_count, shuffle, slice_spent)
 
 Problem = namedtuple("Problem", "X z Ci epsilon code B")
 Problem.__doc__ = """One linear regression problem: the rows X (rows.as_rows), targets z, penalties
@@ -69,7 +69,7 @@ class State(ShrinkingState):
             beta, w = np.zeros(n), np.zeros(primal_size(X))
         else:  # the rule's reference: the violations at beta = 0 (w = 0, G = -z), not those of the warm start
             beta = np.clip(np.asarray(beta0, dtype=float), -U, U)
-            w = w_of(X, np.ones(n), problem.B, beta)
+            w = rmatvec(X, beta, problem.B, np.zeros(primal_size(X)))  # w(beta) = sum_i beta_i [x_i, B]
             first = float(np.maximum(np.abs(z) - problem.epsilon, 0.0).sum())
         self.problem, self.rule, self.buf = problem, rule, buf
         self.arrays = Arrays(beta, w, H, U, np.arange(n), np.zeros(n, dtype=np.bool_), shrinking_count(n),
