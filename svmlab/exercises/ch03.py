@@ -74,13 +74,15 @@ def _(answer):
         if got.shape != y.shape:
             return "return one alpha_i per sample (an array of the length of y)"
         if (got < 0).any():
-            return "alpha_i >= 0: a point beyond its margin (y_i f(x_i) > 1) has alpha_i = 0"
+            return ("alpha_i >= 0 for every sample: which points does the complementary slackness of section 2.7 "
+                    "leave at 0?")
         slack = np.maximum(0.0, 1.0 - y * f)
         if close(got, 2.0 * C * slack, rtol=1e-12, atol=1e-14):
             continue
         if close(got, slack, rtol=1e-12, atol=1e-14):
-            return "that is the slack xi_i; (2.12) scales it by 2 C_i"
-        return f"wrong at C = {C:g}: (2.12) gives alpha_i from the slack max(0, 1 - y_i f(x_i)) and C_i"
+            return "that is the slack xi_i itself; look again at how (2.12) ties alpha_i to it"
+        return (f"wrong at C = {C:g}: see (2.12) for alpha_i and the slack xi_i, and section 2.7's complementary "
+                "slackness for the points beyond their margin")
     return None
 
 

@@ -70,7 +70,8 @@ def _(answer):
     # points within 1e-3 of the margin may fall either side at a finite tolerance: both counts are right
     low, high = np.sum(margins > 1 + 1e-3), np.sum(margins > 1 - 1e-3)
     if not low <= answer <= high:
-        return "with D_ii = 0, G_i = m_i - 1; a variable at 0 is shrunk when G_i exceeds a bound near 0"
+        return ("write G_i (3.4) with D_ii = 0 in terms of m_i; a variable at 0 is shrunk when G_i exceeds a bound "
+                "near 0 (4.2)")
     return None
 
 
