@@ -33,20 +33,23 @@ def _(answer):
     if answer not in ("free", "none", "neither"):
         return 'answer "free", "none" or "neither"'
     if answer == "neither":
-        return "section 5.8's table is one data set; compare the sets of alpha over which each dual is maximised"
+        return "section 5.8 prints one data set; compare the feasible sets of the two duals"
     if answer == "free":
-        return "which problem maximises the same function over the larger set of alpha?"
+        return "compare the feasible sets of the two duals"
     return None
 
 
 def _bias_steps():
     """Steps of the 5.3 check: (b_old, E_b, d_a, d_b, y_a, y_b, K_ab, K_bb, the b_new of the margin
-    condition), drawn at random: g(x_b) before the step, then g after it changed by both variables."""
+    condition), drawn at random: g(x_b) before the step, then g after it changed by both variables.
+    They are pair steps, y_a d_a + y_b d_b = 0, so any formula that holds on SMO's steps passes
+    (also one written with the pair constraint, in d_a alone)."""
     rng = np.random.default_rng(53)
     for _ in range(6):
         b_old, g_b = rng.normal(size=2)
-        d_a, d_b = rng.uniform(-1.0, 1.0, size=2)
+        d_a = rng.uniform(0.2, 1.0) * rng.choice([-1.0, 1.0])  # away from 0: Gu's printed formula is off by d_b y_b K_bb
         y_a, y_b = rng.choice([-1.0, 1.0], size=2)
+        d_b = -y_a * y_b * d_a  # the pair keeps y_a lambda_a + y_b lambda_b
         K_ab, K_bb = rng.uniform(0.1, 1.0, size=2)
         g_new = g_b - d_a * y_a * K_ab - d_b * y_b * K_bb  # g(x) = sum_k lambda_k y_k K(x_k, x)
         yield b_old, g_b + b_old - y_b, d_a, d_b, y_a, y_b, K_ab, K_bb, y_b - g_new
