@@ -4,7 +4,7 @@ import numpy as np
 
 from .. import LinearSVM, datasets
 from ..reference import core
-from . import close, exercise, fit_quietly, is_number, toy
+from . import ROUNDED, close, exercise, fit_quietly, is_number, toy
 
 CS = 10.0 ** np.arange(-3.0, 1.5, 0.5)  # the grid of exercise 1.4
 
@@ -16,11 +16,14 @@ def _(answer):
     w, b = model.coef_.ravel(), model.intercept_[0]
     norm = np.linalg.norm(w)
     if close(answer, 2.0 / norm, rtol=1e-3):
-        return "that is the width of the band between the margins; the question is where the boundary f = 0 lies"
+        return ("that is the width of the band between the margin hyperplanes f = +-1; the question is where the "
+                "boundary f = 0 lies")
     if close(answer, abs(b), rtol=1e-3):
         return "f(0) = b is a value of f, not a distance; §1.1 turns values of f into distances"
     if close(answer, b / norm, rtol=1e-3):
         return "that distance is signed (it says on which side the origin lies); give its size"
+    if close(answer, abs(b) / norm, rtol=1e-3) and not close(answer, abs(b) / norm, rtol=1e-4):
+        return ROUNDED
     if not close(answer, abs(b) / norm, rtol=1e-4):  # four digits, as a reader may copy them
         return "use the geometric margin of §1.1, the signed distance of a point to the boundary, at x = 0"
     return None
@@ -44,6 +47,8 @@ def _(answer):
         return "give the five weights of v_0, ..., v_4 in w_5, as an array of length 5"
     if close(answer, np.full(5, 0.2)):
         return "equal weights belong to the step 1/t; redo the induction with eta_t = 2/(t+1)"
+    if close(answer, expected, rtol=1e-3) and not close(answer, expected):
+        return ROUNDED
     if not close(np.sum(answer), 1.0):
         return "the weights of an average add up to 1; check the induction step"
     if not close(answer, expected):
@@ -61,18 +66,43 @@ def _weighted_descent(X, y, C, B, epochs):
     return w
 
 
+def _ignores_B(X, y, C, B, epochs):
+    """A wrong 1.3: appends a column of ones whatever B is."""
+    return _weighted_descent(X, y, C, 1.0, epochs)
+
+
+def _ignores_C(X, y, C, B, epochs):
+    """A wrong 1.3: the step as if C were 1."""
+    return _weighted_descent(X, y, 1.0, B, epochs)
+
+
+def _returns_b(X, y, C, B, epochs):
+    """A wrong 1.3: the last entry is the bias b = B * (b/B), not the feature's weight b/B."""
+    w = _weighted_descent(X, y, C, B, epochs)
+    w[-1] *= B
+    return w
+
+
 @exercise("1.3", wrong=[lambda X, y, C, B, epochs: core.subgradient_descent(X, y, C, "hinge", B, epochs),
-                        lambda X, y, C, B, epochs: np.zeros(X.shape[1] + 1)])
+                        lambda X, y, C, B, epochs: np.zeros(X.shape[1] + 1),
+                        _ignores_B, _ignores_C, _returns_b])
 def _(answer):
     if not callable(answer):
         return "the answer is a function weighted_descent(X, y, C, B, epochs) returning w"
     X, y = toy(400)
-    for epochs in (1, 2, 50):
-        expected = _weighted_descent(X, y, 1.0, 1.0, epochs)
-        got = np.asarray(answer(X.copy(), y.copy(), 1.0, 1.0, epochs), dtype=float)
-        if got.shape != expected.shape:
-            return f"return the augmented w of length d + 1 = {expected.size} (the bias weight last)"
-        if not close(got, expected, rtol=1e-8, atol=1e-10):
+    for C, B in ((1.0, 1.0), (0.5, 2.0)):
+        for epochs in (1, 2, 50):
+            expected = _weighted_descent(X, y, C, B, epochs)
+            got = np.asarray(answer(X.copy(), y.copy(), C, B, epochs), dtype=float)
+            if got.shape != expected.shape:
+                return f"return the augmented w of length d + 1 = {expected.size} (the bias weight last)"
+            if close(got, expected, rtol=1e-8, atol=1e-10):
+                continue
+            if B != 1.0 and close(got, _returns_b(X, y, C, B, epochs), rtol=1e-8, atol=1e-10):
+                return "the last entry is the weight of the feature B, not the bias b itself (1.5)"
+            if (C, B) != (1.0, 1.0):  # (1, 1) passed: the answer ignores C or B somewhere
+                return (f"right at C = B = 1, not at C = {C:g}, B = {B:g} (after {epochs} epoch(s)): check that "
+                        "c_i uses C and that the appended feature has the value B (1.5)")
             return (f"after {epochs} epoch(s) your w differs from Algorithm 1.1 with eta_t = 2/(t+1); "
                     "check the step of epoch t and that the margins use the augmented x")
     return None

@@ -5,7 +5,7 @@ from functools import lru_cache
 import numpy as np
 
 from .. import KernelSVM, LinearSVM, SVMProblem, datasets, objective
-from . import close, exercise, is_number
+from . import ROUNDED, close, exercise, is_number
 
 
 def _toy():
@@ -85,6 +85,8 @@ def _(answer):
     if close(s * s, 1.0, rtol=1e-3):
         return ("that gives the diagonal 1/C of Roethel & Brynda's eqs. (9)/(12); (2.9) for svmlab's problem "
                 "(their eq. 2) has another D_ii")
+    if close(s * s, D, rtol=1e-3) and not close(s * s, D, rtol=1e-6):
+        return ROUNDED
     if not close(s * s, D, rtol=1e-6):  # Q-hat_ii = Q_ii + s^2 against Q-bar_ii = Q_ii + D_ii
         return ("write Q-hat_ij = y_i y_j x-hat_i . x-hat_j: off the diagonal it is Q_ij; on it, match it with "
                 "Q_ii + D_ii of (2.9)")
@@ -129,18 +131,28 @@ def _plain(Q_bar, U, epochs):
     return alpha
 
 
-@exercise("2.5", wrong=[_plain, lambda Q_bar, U, epochs: np.zeros(len(Q_bar))])
+def _clipped_to_one(Q_bar, U, epochs):
+    """A wrong 2.5: the box [0, 1] hard-coded instead of [0, U]."""
+    return _accelerated(Q_bar, np.ones(len(Q_bar)), epochs)
+
+
+@exercise("2.5", wrong=[_plain, lambda Q_bar, U, epochs: np.zeros(len(Q_bar)), _clipped_to_one])
 def _(answer):
     if not callable(answer):
         return "the answer is a function accelerated_ascent(Q_bar, U, epochs) returning alpha"
     X, y = _toy()
     Q_bar = SVMProblem(X, y, C=1.0, loss="hinge", bias="regularized").Q()
-    U = np.full(len(y), 1.0)
-    for epochs in (1, 3, 50):
-        got = np.asarray(answer(Q_bar.copy(), U.copy(), epochs), dtype=float)
-        if got.shape != U.shape:
-            return "return alpha, one value per sample"
-        if not close(got, _accelerated(Q_bar, U, epochs), rtol=1e-8, atol=1e-10):
+    # U = 1 (C = 1), then a box that differs by class (class weights 0.1 and 0.4), reached by both classes
+    for U in (np.full(len(y), 1.0), np.where(y > 0, 0.1, 0.4)):
+        for epochs in (1, 3, 50):
+            got = np.asarray(answer(Q_bar.copy(), U.copy(), epochs), dtype=float)
+            if got.shape != U.shape:
+                return "return alpha, one value per sample"
+            if close(got, _accelerated(Q_bar, U, epochs), rtol=1e-8, atol=1e-10):
+                continue
+            if np.any(U != 1.0):
+                return (f"right for U = 1, not for a U that differs by class (after {epochs} step(s)): "
+                        "project onto the box [0, U_i] of each sample")
             return (f"after {epochs} step(s) your alpha differs from the accelerated method as stated; check "
                     "where the gradient is taken (at omega) and the momentum factor (t_k - 1)/t_(k+1)")
     return None
