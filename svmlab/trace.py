@@ -46,8 +46,10 @@ class Trace:
     epoch");
     ``primal``, ``dual`` and ``gap`` are P(w), D(alpha) and P - D of the book's C-form
     problem; ``kkt`` the KKT violation (see :func:`svmlab.objective.kkt_violation`);
-    ``n_active`` the samples the solver still works on (the active set with shrinking, else the
-    support vectors, or for the primal subgradient the margin violators); ``dw_norm`` is
+    ``n_active`` the samples the solver still works on: the active set with shrinking; without it
+    all n for coordinate descent (linear and kernel DCD, DCD-SVR: the variables an epoch visits), the
+    support vectors for SMO and the other dual solvers, the margin violators for the primal
+    subgradient; ``dw_norm`` is
     |w_k - w_(k-1)| between records; ``time`` the solver's seconds since it started, without the
     cost of recording; ``intercept`` the bias b at each record (the free bias of the kernel solvers,
     B times the bias feature's weight for the linear ones, 0 without a bias).

@@ -205,7 +205,9 @@ def stopping_rule(estimator):
         return "gap"
     if solver == "dcd":  # linear DCD has two rules; kernel DCD uses PG max - PG min
         return getattr(estimator, "stopping", "pg")
-    return "kkt_free" if isinstance(estimator, KernelSVM) and estimator.fit_intercept else "kkt"
+    if solver in ("dual_gradient", "smo"):
+        return "kkt_free" if isinstance(estimator, KernelSVM) and estimator.fit_intercept else "kkt"
+    raise ValueError(f"no stopping rule is known for solver={solver!r}: add it to svmlab.widgets.stopping_rule")
 
 
 def stopping_series(model, X, y):

@@ -104,6 +104,32 @@ def test_defaults_never_warn(Estimator, name):
             Estimator(**_runnable(Estimator, name)).fit(*NAN_DATA)
 
 
+@pytest.mark.parametrize("Estimator, name", SOLVERS, ids=map(_id, SOLVERS))
+def test_a_default_given_as_another_type_of_the_same_value_does_not_warn(Estimator, name):
+    """An option equal to its default in value (0 for 0.0, np.int64(1) for 1, np.True_ for True)
+    is the default: the solver ignores nothing."""
+    taken = {option.name for option in Estimator._solvers[name].options}
+    same = {option.name: _same_value(option.default) for option in _declared(Estimator._solvers)
+            if option.name not in taken and _same_value(option.default) is not None}
+    if not same:
+        pytest.skip(f"{name} takes every numeric option of its estimator")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        with pytest.raises(ValueError, match="NaN"):
+            Estimator(**_runnable(Estimator, name), **same).fit(*NAN_DATA)
+
+
+def _same_value(default):
+    """The default as another type of the same value, or None for a default that has none."""
+    if isinstance(default, bool):
+        return np.bool_(default)
+    if isinstance(default, float) and default.is_integer():
+        return int(default)
+    if isinstance(default, int):
+        return np.int64(default)
+    return None
+
+
 @pytest.mark.parametrize("Estimator", ESTIMATORS)
 def test_the_estimators_defaults_are_the_registrys(Estimator):
     signature = inspect.signature(Estimator).parameters

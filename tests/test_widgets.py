@@ -186,6 +186,21 @@ def test_stopping_series_is_the_quantity_the_solver_stopped_on(toy, params, rule
         widgets.stopping_series(svmlab.LinearSVM(C=1.0).fit(X, y), X, y)
 
 
+def test_every_registered_solver_has_a_stopping_rule_and_an_unknown_one_is_an_error():
+    """A solver added to the registry but not to widgets.stopping_rule must not be drawn with
+    another solver's stopping quantity."""
+    from svmlab import warmup
+
+    for estimator, table in warmup.TABLES.items():
+        for name in table:
+            rule = widgets.stopping_rule(getattr(svmlab, estimator)(solver=name))
+            assert rule is None or rule in widgets._RULES, (estimator, name, rule)
+    unknown = svmlab.LinearSVM()
+    unknown.solver = "rcd"  # as a newcomer's solver would be before it is named there
+    with pytest.raises(ValueError, match="add it to svmlab.widgets.stopping_rule"):
+        widgets.stopping_rule(unknown)
+
+
 def test_import_svmlab_does_not_load_the_widgets():
     code = "import sys, svmlab; print('ipywidgets' in sys.modules or 'svmlab.widgets' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)

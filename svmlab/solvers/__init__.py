@@ -158,10 +158,19 @@ def _warn_ignored(table, name, params):
     from their defaults: the solver ``name`` ignores them."""
     taken = [option.name for option in table[name].options]
     ignored = [f"{option.name}={params[option.name]!r}" for option in _declared(table)
-               if option.name not in taken and repr(params[option.name]) != repr(option.default)]
+               if option.name not in taken and not _equal(params[option.name], option.default)]
     if ignored:
         warnings.warn(f"solver={name!r} ignores {', '.join(ignored)}; it takes "
                       f"{', '.join(taken) or 'no options'}.", UserWarning, stacklevel=4)
+
+
+def _equal(value, default):
+    """Whether an option's value is its default: by value, so that 0 and 0.0, or np.int64(1)
+    and 1, are one setting (an array or a value that cannot be compared is not the default)."""
+    try:
+        return bool(value == default)
+    except (TypeError, ValueError):
+        return False
 
 
 def _declared(table):

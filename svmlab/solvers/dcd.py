@@ -14,7 +14,8 @@ O(nnz of x_i)::
                    w <- w + (new - old) y_i x_i                     (eq. 3.7)
 
 An outer pass (an epoch) visits the active variables in a random permutation, in index order
-("cyclic") or drawn with replacement ("random"). Shrinking (eq. 4.2): with M and m the
+("cyclic") or drawn with replacement ("random": randomized coordinate descent; a pass then draws
+about 1 - 1/e = 63 % of the variables, and the stopping rule below reads only the PG_i of those). Shrinking (eq. 4.2): with M and m the
 largest and smallest PG of the previous pass, a variable at 0 with G_i > M, or at U_i with
 G_i < m, leaves the active set. Stopping: ``"pg"`` is M - m <= tol over a pass (eq. 3.8), the rule
 of Hsieh et al. (2008) and of LIBLINEAR's earlier releases; newer ones (as linear.cpp of 2.50)
