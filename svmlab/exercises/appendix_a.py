@@ -82,5 +82,5 @@ def _(answer):
     if close(answer, n * K * (K - 1) // 2):
         return "a sample enters only the problems that involve its own class"
     if not close(answer, n * (K - 1)):
-        return "count, for one sample, the pairs (i, j) that contain its class; then sum over the samples"
+        return "count, for one sample, the pairs of classes (k, k') that contain its class; then sum over the samples"
     return None
