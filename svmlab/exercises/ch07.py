@@ -28,22 +28,33 @@ def _(answer):
     if close(answer, 1.0 / LAM_71):
         return "that is its weight in w_2; every later step multiplies it by (1 - 1/t)."
     if close(answer, 1.0 / T_71):
-        return "that is the weight of the step's target (1/lambda) y x; the question asks for the weight of y x."
+        return "you gave the weight of the step's target, not of y x; how are the two related?"
     if not close(answer, expected):
         return "write w_(T+1) as an average of the targets: the product of the (1 - 1/t) telescopes."
     return None
 
 
-@exercise("7.2", wrong=[1400.0, 3.1623, 591.6])
+# 7.2's weights: each fraud counts ten times (not "balanced", whose sum_i C_i is n C whatever the counts)
+WEIGHTS_72 = {1: 10.0}
+
+
+def _radius_72(y_train, class_weight):
+    return float(np.sqrt(sample_C(C_72, class_weight, np.array([-1.0, 1.0]), y_train).sum()))
+
+
+# wrong: no weights (sqrt(n C), also the balanced radius), sum_i C_i without the square root, the
+# weight on the genuine class, the weight on every sample, C left out
+@exercise("7.2", wrong=[37.416573867739416, 1425.2, 118.21505826247349, 118.32159566199232, 119.3817406473871])
 def _(answer):
     if not is_number(answer):
         return "give one number: the radius 1/sqrt(lambda) = sqrt(sum_i C_i)."
     _, _, y_train, _ = _imbalanced_split()
-    classes = np.array([-1.0, 1.0])
-    expected = float(np.sqrt(sample_C(C_72, "balanced", classes, y_train).sum()))
+    expected = _radius_72(y_train, WEIGHTS_72)
+    if close(answer, _radius_72(y_train, None), rtol=1e-4):
+        return "that is the radius without weights: the weights change C_i, and so sum_i C_i."
     if not close(answer, expected, rtol=1e-4):
-        return ("add up C_i over the training samples: each class's weight n / (2 n_class) times the number of its "
-                "samples; then take the square root.")
+        return ("add up C_i over the training samples: C times the weight of the sample's class (1 for a class "
+                "the dict does not name), summed over each class's samples; the radius is the square root (§7.2).")
     return None
 
 
