@@ -24,6 +24,7 @@ root_doc = "index"
 nb_execution_mode = "off"  # the stored outputs, as the notebooks were saved
 nb_ipywidgets_js = {}  # no widget JavaScript from a CDN: widgets become one line (_ext/svmlab_book.py)
 myst_enable_extensions = ["dollarmath", "amsmath"]
+myst_dmath_double_inline = True  # a $$...$$ display inside a paragraph, as the chapters write them and JupyterLab reads them
 myst_heading_anchors = 3
 nb_merge_streams = True
 

@@ -7,6 +7,8 @@ image, show no widget repr and link only to pages that exist. A screenshot of ea
 under pytest's temporary directory.
 """
 
+import html
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -79,3 +81,19 @@ def test_a_chapter_page_reads_offline(site, browser, name, tmp_path):
     assert not refused, f"the page asked the network for {refused[:5]}"
     page.screenshot(path=str(tmp_path / f"{name}.png"), full_page=False)
     context.close()
+
+
+def test_every_formula_is_read_as_written(site):
+    """Each chapter's math reaches MathJax as the chapter delimits it: no $ is left in the prose (a
+    display or inline formula read as text) and no inline formula starts on a new line (text read
+    as a formula between the dollars of two neighbouring displays)."""
+    misread = {}
+    for page in sorted(site.glob("[0-9]*.html")) + [site / "notation.html"]:
+        source = page.read_text()
+        inline = re.findall(r'<span class="math notranslate nohighlight">\\\((.*?)\\\)</span>', source, re.S)
+        prose = re.sub(r"<pre.*?</pre>|<code.*?</code>|<(span|div) class=\"math.*?</\1>", "", source, flags=re.S)
+        faults = [t[:60] for t in inline if t.startswith("\n")]
+        faults += ["a $ in the text"] * html.unescape(re.sub(r"<[^>]+>", "", prose)).count("$")
+        if faults:
+            misread[page.name] = faults[:3]
+    assert not misread, misread
