@@ -1,4 +1,5 @@
-"""How svmlab compiles its kernels: :func:`njit`, :func:`inner` and :data:`OVERLOAD_OPTIONS`.
+"""How svmlab compiles its kernels: :func:`njit`, :func:`inner` and :data:`OVERLOAD_OPTIONS`
+(:func:`ready` loads a kernel ahead of its first call).
 
 Every numba kernel of svmlab is ``@njit(cache=True)``, with this module's ``njit``: numba's, without
 the C-callable wrapper. numba builds each compiled function, besides the function itself, a C
@@ -58,6 +59,12 @@ def inner(func=None, **options):
     """``@njit(cache=True, no_cpython_wrapper=True, **options)``; ``@inner`` or ``@inner(parallel=True)``."""
     jit = njit(cache=True, no_cpython_wrapper=True, **options)
     return jit if func is None else jit(func)
+
+
+def ready(kernel, *args):
+    """Load ``kernel``'s machine code for a call with ``args`` (from numba's cache, or compile it)
+    without running it; numba otherwise does so at the first such call in a process."""
+    kernel.compile(tuple(kernel.typeof_pyval(a) for a in args))
 
 
 def without_refcounts(func):

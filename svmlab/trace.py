@@ -13,7 +13,7 @@ from dataclasses import dataclass
 import numpy as np
 from numba import objmode
 
-from .jit import njit
+from .jit import njit, ready
 
 FIELDS = ("epoch", "primal", "dual", "gap", "kkt", "n_active", "dw_norm", "time", "intercept")
 MAX_SNAPSHOTS = 64
@@ -51,7 +51,8 @@ class Trace:
     support vectors for SMO and the other dual solvers, the margin violators for the primal
     subgradient; ``dw_norm`` is
     |w_k - w_(k-1)| between records; ``time`` the solver's seconds since it started, without the
-    cost of recording; ``intercept`` the bias b at each record (the free bias of the kernel solvers,
+    cost of recording (it starts after the run's set-up: arrays made, warm start applied, code
+    loaded: :func:`start_after`); ``intercept`` the bias b at each record (the free bias of the kernel solvers,
     B times the bias feature's weight for the linear ones, 0 without a bias).
 
     ``snapshot_*`` hold at most ``MAX_SNAPSHOTS`` states (alpha, coef, intercept) spread evenly
@@ -143,9 +144,23 @@ def now():
     return t
 
 
+def start_after(buf, *calls):
+    """Start a traced run's clock once the kernels it will call are in memory: each ``(kernel,
+    *args)`` of ``calls`` is loaded for those arguments first (:func:`svmlab.jit.ready`). numba
+    loads a kernel at its first call in a process, 11-15 ms on the project's machine, more than
+    the epochs of a short run: a clock started before would count that as the solver's time.
+    Nothing without a trace (``buf`` None, or recording every 0 steps)."""
+    if buf is None or buf.every == 0:
+        return
+    for kernel, *args in calls:
+        ready(kernel, *args)
+    start(buf)
+
+
 @njit(cache=True)
 def start(buf):
-    """Start the solver's clock (only when recording)."""
+    """Start the solver's clock (only when recording); a run whose clock starts in Python calls
+    :func:`start_after`, a kernel calls this after its set-up."""
     if buf.every > 0:
         buf.clock[0] = now()
         buf.clock[1] = 0.0

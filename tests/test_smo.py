@@ -243,7 +243,7 @@ def test_status_marks_the_index_sets_of_the_selection():
         Q = qmatrix.classification(kernel_cache.new_cache(len(y), 1.0), prepare(X, make_kernel("rbf", X)), y)
         prob = dual_state.Problem(Q, -np.ones(len(y)), Ci, code, True, None, 0.0)
         st = dual_state.new_state(prob)
-        dual_state.begin(st, prob, 0, None, None, np.zeros(X.shape[1]))
+        dual_state.begin(st, prob, 0, None, np.zeros(X.shape[1]))
         for k, a in enumerate(np.resize([0.0, 1.0, U if U < np.inf else 5.0], len(y))):
             dual_state.set_alpha(st, y, k, a)
         in_up = ((y > 0) & (st.alpha < U)) | ((y < 0) & (st.alpha > 0))
@@ -360,7 +360,7 @@ def test_start_from_clips_rebalances_and_builds_the_gradient():
     Ci = np.full(n, 1.0)
     prob = dual_state.Problem(Q, -np.ones(n), Ci, 0, True, None, 0.0)
     st = dual_state.new_state(prob)
-    dual_state.begin(st, prob, 0, None, alpha0, np.zeros(X.shape[1]))  # calls start_from
+    dual_state.begin(st, prob, 0, alpha0, np.zeros(X.shape[1]))  # calls start_from
     alpha = st.alpha
     assert abs(alpha @ y) <= 1e-14 * alpha.sum() and abs(np.minimum(alpha0, 1.0) @ y) > 1.0
     assert np.all((alpha >= 0) & (alpha <= 1.0)) and np.array_equal(alpha == 0, alpha0 == 0)

@@ -30,7 +30,7 @@ import numpy as np
 
 from .. import objective as obj
 from .. import trace
-from ..jit import njit
+from ..jit import njit, ready
 from ..rows import assign, distance, dot, lookahead, margins, prefetch, prefetch_row, prefetch_row_start, row_axpy, row_dot
 from . import ORDERS
 from .coordinate import (ACTIVE, CYCLIC, EPOCH, N_ACTIVE, PERMUTATION, RANDOM, STEPS, ShrinkingState, below,
@@ -58,14 +58,17 @@ class State(ShrinkingState):
         alpha, w = starting_point(problem, alpha0)
         count = shrinking_count(n)
         bounds = np.array([np.inf, -np.inf, 0.0])
-        self.problem, self.rule, self.buf = problem, rule, buf
+        self.problem, self.rule = problem, rule
         # w at the start of the epoch, for the dw rule and the trace; None (and no code) without them
-        self.w_old = np.zeros(w.shape[0]) if rule.dw_rule or buf is not None else None
+        w_old = np.zeros(w.shape[0]) if rule.dw_rule or buf is not None else None
         self.arrays = Arrays(alpha, w, QD, U, Dg, np.arange(n), np.zeros(n, dtype=np.bool_), count, bounds)
+        self._args = (problem, rule, self.arrays, w_old, buf)  # _advance's arguments (then a budget)
+        if buf is not None:  # _advance's code in memory before _begin starts the clock (trace.start_after)
+            ready(_advance, *self._args, 1)
         _begin(problem, self.arrays, buf, seed_value)
 
     def advance(self, budget):
-        return _advance(self.problem, self.rule, self.arrays, self.w_old, self.buf, budget)
+        return _advance(*self._args, budget)
 
     def result(self):
         return self._result(self.arrays.alpha)

@@ -52,15 +52,15 @@ class State:
             _project(np.asarray(alpha0, dtype=float), form.hyperplane, U, alpha)
             _margins(form.A, form.y, alpha, form.B, form.kernel_form, w, m)
             f = _f(alpha, m, form.Ci, form.code)
-        self.form, self.stop, self.buf = form, stop, buf
+        self.form, self.stop = form, stop
         self.arrays = Arrays(alpha, w, m, np.empty(n), np.empty(n), np.empty(n), np.empty(n), U,
                              np.array([f, L, 0.0, 0.0, np.inf]), np.zeros(3, dtype=np.int64))
-        if buf is not None:
-            trace.start(buf)
-        _evaluate(form, stop, self.arrays, buf)
+        self._args = (form, stop, self.arrays, buf)  # the kernels' arguments (then a budget)
+        trace.start_after(buf, (_evaluate, *self._args), (_advance, *self._args, 1))
+        _evaluate(*self._args)
 
     def advance(self, budget):
-        return _advance(self.form, self.stop, self.arrays, self.buf, budget)
+        return _advance(*self._args, budget)
 
     def status(self):
         a = self.arrays

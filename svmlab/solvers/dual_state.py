@@ -81,11 +81,12 @@ def new_state(prob):
 
 
 @njit(cache=True, inline="always")
-def begin(st, prob, seed, buf, alpha0, work):
+def begin(st, prob, seed, alpha0, work):
     """A run's start, in its first slice: numba's generator seeded; alpha = 0, G = p, G_bar = 0, the
     box U, the diagonal D and Q-bar_ii = Q_ii + D_ii (QD holds Q_ii from :func:`new_state`), all
-    active; the trace's clock started; and the state moved to alpha0 (warm start) unless that is
-    None (then no warm start is compiled)."""
+    active; and the state moved to alpha0 (warm start) unless that is None (then no warm start is
+    compiled). The trace's clock starts after it: set-up is not the solver's time, as for the
+    linear solvers (:func:`svmlab.trace.start_after`)."""
     np.random.seed(seed)
     y = prob.Q.s
     for i in range(y.shape[0]):
@@ -93,8 +94,6 @@ def begin(st, prob, seed, buf, alpha0, work):
         st.D[i] = obj.diag(prob.Ci[i], prob.code)
         st.QD[i] += st.D[i]
         set_alpha(st, y, i, 0.0)
-    if buf is not None:
-        trace.start(buf)
     if alpha0 is not None:
         start_from(st, prob, alpha0, work)
 

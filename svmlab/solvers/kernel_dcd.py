@@ -111,7 +111,9 @@ def _advance(prob, rule, st, loop, bounds, buf, sc, alpha0, budget):
     Q = prob.Q
     n, cache = Q.s.shape[0], Q.cache
     if loop[BEGUN] == 0:
-        begin(st, prob, rule.seed, buf, alpha0, sc.work)
+        begin(st, prob, rule.seed, alpha0, sc.work)
+        if buf is not None:
+            trace.start(buf)
         if buf is not None and row_due(buf, 0, False, sc):
             record_row(buf, 0, False, st, prob, n, sc)
         loop[BEGUN] = 1

@@ -79,18 +79,18 @@ class State:
         u = np.zeros(n) if alpha0 is None else np.asarray(alpha0, dtype=float) * y
         average = rule.output == AVERAGE
         sq = row_sqnorms(X, B, np.empty(n if rule.radius < np.inf else 0))  # the projection's |v + c x_i|^2
-        self.problem, self.rule, self.buf, self._result = problem, rule, buf, None
+        self.problem, self.rule, self._result = problem, rule, None
         self.arrays = Arrays(v, u, np.zeros(v.shape[0] if average else 0), np.zeros(n if average else 0),
                              np.array([1.0, 0.0, 0.0]), sq, np.arange(n), np.empty(rule.batch), np.empty(rule.batch),
                              np.zeros(v.shape[0]), np.zeros(n), np.zeros(v.shape[0] if buf is not None else 0),
                              np.zeros(3, dtype=np.int64))
+        self._args = (problem, rule, self.arrays, buf)  # the kernels' arguments (then a budget)
         seed(seed_value)
-        if buf is not None:
-            trace.start(buf)
-        _evaluate(problem, rule, self.arrays, buf)
+        trace.start_after(buf, (_evaluate, *self._args), (_advance, *self._args, 1))
+        _evaluate(*self._args)
 
     def advance(self, budget):
-        return _advance(self.problem, self.rule, self.arrays, self.buf, budget)
+        return _advance(*self._args, budget)
 
     def status(self):
         return self.arrays.count[_EPOCH], np.count_nonzero(self.arrays.u), np.nan

@@ -91,19 +91,19 @@ class State:
         sums = np.zeros(n if rule.output == AVERAGE else 0)  # output="average": see _held
         w_sum = np.zeros(w.shape[0] if rule.theta > 0.0 and rule.output == AVERAGE else 0)
         w_prev = np.zeros(w.shape[0] if buf is not None else 0)
-        self.problem, self.rule, self.buf, self._result = problem, rule, buf, None
+        self.problem, self.rule, self._result = problem, rule, None
         # ASDCA keeps v = w(alpha) apart from w; SDCA has None, and its kernels no ASDCA code
         self.v = w.copy() if rule.theta > 0.0 else None
         self.arrays = Arrays(alpha, w, m, np.arange(n), np.empty(rule.batch), sums,
                              np.zeros(sums.shape[0], dtype=np.int64), w_sum, alpha.copy(), w.copy(), w_prev, QD, U,
                              Dg, np.array([np.nan, np.nan]), np.zeros(3, dtype=np.int64))
+        self._args = (problem, rule, self.arrays, self.v, buf)  # the kernels' arguments (then a budget)
         seed(seed_value)
-        if buf is not None:
-            trace.start(buf)
-        _evaluate(problem, rule, self.arrays, self.v, buf)
+        trace.start_after(buf, (_evaluate, *self._args), (_advance, *self._args, 1))
+        _evaluate(*self._args)
 
     def advance(self, budget):
-        return _advance(self.problem, self.rule, self.arrays, self.v, self.buf, budget)
+        return _advance(*self._args, budget)
 
     def status(self):
         a = self.arrays

@@ -187,6 +187,7 @@ class State(DualRun):
         self._slice(0)  # begins the run (dual_state.begin)
         if prob.Q.kr.threads is not None:
             self.rule = rule._replace(split=_loop_split(self.act, prob.Q))
+        trace.start_after(buf)  # the set-up is done and nothing is recorded yet
 
     def _slice(self, budget):
         return _advance(self.prob, self.rule, self.st, self.act, self.loop, self.buf, self.pairs, self.sc, self.alpha0,
@@ -227,7 +228,7 @@ def _advance(prob, rule, st, act, loop, buf, pairs, sc, alpha0, budget):
     Q = prob.Q
     n = Q.s.shape[0]
     if loop[BEGUN] == 0:
-        begin(st, prob, rule.seed, buf, alpha0, sc.work)
+        begin(st, prob, rule.seed, alpha0, sc.work)
         loop[BEGUN] = 1
     active_size, unshrunk, counter, updates = loop[ACTIVE], loop[UNSHRUNK] != 0, loop[COUNTER], loop[UPDATES]
     first = updates

@@ -45,15 +45,15 @@ class State:
     def __init__(self, problem, rule, buf, alpha0=None):
         n = len(problem.y)
         alpha, w = starting_point(problem, alpha0)
-        self.problem, self.rule, self.buf = problem, rule, buf
+        self.problem, self.rule = problem, rule
         self.arrays = Arrays(w, alpha, np.empty(n), np.empty(n), np.empty(n), np.empty(w.shape[0]), w.copy(),
                              alpha.copy(), np.array([np.inf, 0.0, 0.0, 0.0]), np.zeros(2, dtype=np.int64))
-        if buf is not None:
-            trace.start(buf)
-        _evaluate(problem, rule, self.arrays, buf)
+        self._args = (problem, rule, self.arrays, buf)  # the kernels' arguments (then a budget)
+        trace.start_after(buf, (_evaluate, *self._args), (_advance, *self._args, 1))
+        _evaluate(*self._args)
 
     def advance(self, budget):
-        return _advance(self.problem, self.rule, self.arrays, self.buf, budget)
+        return _advance(*self._args, budget)
 
     def status(self):
         a = self.arrays
