@@ -86,7 +86,13 @@ def check(exercise_id, answer):
     return False
 
 
-ROUNDED = "close: give the value as computed, not rounded (the check compares to about 6 digits)"
+ROUNDED = "close: give the value as computed, not rounded"
+
+
+def rounded(digits=6):
+    """The hint for an answer that agrees with the value to fewer digits than the check compares:
+    :data:`ROUNDED`, and how many digits that is."""
+    return f"{ROUNDED} (the check compares to about {digits} digits)"
 
 
 def close(answer, expected, rtol=1e-6, atol=1e-9):

@@ -4,7 +4,7 @@ import numpy as np
 
 from .. import LinearSVM, datasets
 from ..reference import core
-from . import ROUNDED, close, exercise, fit_quietly, is_number, toy
+from . import close, exercise, fit_quietly, is_number, rounded, toy
 
 CS = 10.0 ** np.arange(-3.0, 1.5, 0.5)  # the grid of exercise 1.4
 
@@ -23,7 +23,7 @@ def _(answer):
     if close(answer, b / norm, rtol=1e-3):
         return "that distance is signed (it says on which side the origin lies); give its size"
     if close(answer, abs(b) / norm, rtol=1e-3) and not close(answer, abs(b) / norm, rtol=1e-4):
-        return ROUNDED
+        return rounded(4)
     if not close(answer, abs(b) / norm, rtol=1e-4):  # four digits, as a reader may copy them
         return "use the geometric margin of §1.1, the signed distance of a point to the boundary, at x = 0"
     return None
@@ -48,7 +48,7 @@ def _(answer):
     if close(answer, np.full(5, 0.2)):
         return "equal weights belong to the step 1/t; redo the induction with eta_t = 2/(t+1)"
     if close(answer, expected, rtol=1e-3) and not close(answer, expected):
-        return ROUNDED
+        return rounded()
     if not close(np.sum(answer), 1.0):
         return "the weights of an average add up to 1; check the induction step"
     if not close(answer, expected):

@@ -5,7 +5,7 @@ from functools import lru_cache
 import numpy as np
 
 from .. import KernelSVM, LinearSVM, SVMProblem, datasets, objective
-from . import ROUNDED, close, exercise, is_number
+from . import close, exercise, is_number, rounded
 
 
 def _toy():
@@ -86,7 +86,7 @@ def _(answer):
         return ("that gives the diagonal 1/C of Roethel & Brynda's eqs. (9)/(12); (2.9) for svmlab's problem "
                 "(their eq. 2) has another D_ii")
     if close(s * s, D, rtol=1e-3) and not close(s * s, D, rtol=1e-6):
-        return ROUNDED
+        return rounded()
     if not close(s * s, D, rtol=1e-6):  # Q-hat_ii = Q_ii + s^2 against Q-bar_ii = Q_ii + D_ii
         return ("write Q-hat_ij = y_i y_j x-hat_i . x-hat_j: off the diagonal it is Q_ij; on it, match it with "
                 "Q_ii + D_ii of (2.9)")

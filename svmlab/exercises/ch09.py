@@ -4,7 +4,7 @@ import numpy as np
 
 from .. import LinearSVR
 from ..datasets import make_noisy_line
-from . import ROUNDED, close, exercise, fit_quietly, is_number
+from . import close, exercise, fit_quietly, is_number, rounded
 
 # exercise 9.1: one DCD step at beta_i = 0 with G = -1.5, H = 2, epsilon = 0.5, U = 1
 G, H, BETA, EPSILON, U = -1.5, 2.0, 0.0, 0.5, 1.0
@@ -50,7 +50,7 @@ def _(answer):
     if close(answer, np.mean(np.abs(z))):
         return "beta = 0 must satisfy the optimality condition of every coordinate, not of an average one"
     if close(answer, np.max(np.abs(z)), rtol=1e-3) and not close(answer, np.max(np.abs(z))):
-        return ROUNDED
+        return rounded()
     if not close(answer, np.max(np.abs(z))):
         return "at beta = 0 the smooth gradient is G_i = -z_i; when is 0 in G_i + epsilon [-1, 1]?"
     return None

@@ -8,7 +8,7 @@ from .. import datasets
 from ..estimators import KernelSVM, LinearSVM
 from ..problem import SVMProblem
 from ..reference.dcd import dcd
-from . import ROUNDED, close, exercise, fit_quietly, is_number, toy
+from . import close, exercise, fit_quietly, is_number, rounded, toy
 
 C_101 = 0.1  # 10.1: the Newton step at w = 0, feature 0, breast cancer without bias
 C_102, EPOCHS_102 = 0.5, 5  # 10.2: DCD with indices drawn with replacement
@@ -29,7 +29,7 @@ def _(answer):
     if close(answer, first / second, rtol=1e-6):
         return "check the sign: the step goes against the derivative."
     if close(answer, -first / second, rtol=1e-3) and not close(answer, -first / second, rtol=1e-6):
-        return ROUNDED
+        return rounded()
     if not close(answer, -first / second, rtol=1e-6):
         return "at w = 0 every margin is 0, so every sample is in I; sum over all of them for both derivatives."
     return None
