@@ -71,15 +71,34 @@ def _sdca_no_mu_in_numerator(X, y, lam, mu, sequence):
     return alpha, w
 
 
-@exercise("6.3", wrong=[_sdca_unsmoothed, _sdca_no_mu_in_numerator])
+def _library_smoothed(X, y, lam, mu, sequence):
+    """The library's smoothed SDCA in cyclic order for len(sequence) / n epochs (C = 1/(lam n))."""
+    n = len(y)
+    return fit_quietly(LinearSVM(solver="sdca", order="cyclic", smoothing=mu, C=1.0 / (lam * n),
+                                 fit_intercept=False, tol=1e-15, max_iter=len(sequence) // n), X, y)
+
+
+def _sdca_alpha_hat(X, y, lam, mu, sequence):
+    """Right w, but alpha_hat = y alpha (C-form alpha times lam n) in place of SDCA's alpha."""
+    model = _library_smoothed(X, y, lam, mu, sequence)
+    return np.ravel(model.alpha_) * lam * len(y), np.ravel(model.coef_)
+
+
+def _sdca_cform_alpha(X, y, lam, mu, sequence):
+    """Right w, but the library's C-form (LIBLINEAR units) alpha in place of SDCA's alpha."""
+    model = _library_smoothed(X, y, lam, mu, sequence)
+    return np.ravel(model.alpha_).copy(), np.ravel(model.coef_)
+
+
+@exercise("6.3", wrong=[_sdca_unsmoothed, _sdca_no_mu_in_numerator, _sdca_alpha_hat, _sdca_cform_alpha])
 def _(answer):
     if not callable(answer):
         return "answer with your function sdca_smoothed(X, y, lam, mu, sequence) itself."
     X, y = datasets.make_random(n_samples=60, n_features=5, random_state=3)
     n, lam, mu, epochs = len(y), 0.05, 0.5, 3
-    model = fit_quietly(LinearSVM(solver="sdca", order="cyclic", smoothing=mu, C=1.0 / (lam * n),
-                                  fit_intercept=False, tol=1e-15, max_iter=epochs), X, y)
-    out = answer(X, y, lam, mu, np.tile(np.arange(n), epochs))
+    sequence = np.tile(np.arange(n), epochs)
+    model = _library_smoothed(X, y, lam, mu, sequence)
+    out = answer(X, y, lam, mu, sequence.copy())
     if not (isinstance(out, tuple) and len(out) == 2):
         return "return the pair (alpha, w), as svmlab.reference.stochastic.sdca_hinge does."
     alpha, w = (np.asarray(a, dtype=float) for a in out)
@@ -88,6 +107,10 @@ def _(answer):
     if not close(w, model.coef_[0], rtol=1e-8, atol=1e-10):
         return ("your iterates differ from the library's smoothed SDCA in cyclic order: the quadratic term "
                 "mu alpha_hat^2/2 changes both the denominator and the numerator of the step.")
+    C = 1.0 / (lam * n)
+    if not close(C * y * alpha, np.ravel(model.alpha_), rtol=1e-8, atol=1e-10):
+        return ("your w is right, but the alpha you return is not SDCA's own dual variable of sections 6.1-6.2, "
+                "the one with w = sum_i alpha_i x_i / (lambda n).")
     return None
 
 

@@ -5,8 +5,10 @@ Shalev-Shwartz and Zhang (JMLR 2013) write the problem in the lambda-form
     P_lam(w) = lam/2 |w|^2 + 1/n sum_i s_i loss(y_i w.x_i),   lam = 1 / (n C_bar)
 
 which is the book's C-form divided by n C_bar: P_lam = P_C / (n C_bar), with weights
-s_i = C_i / C_bar (all 1 when every C_i = C). Their dual variable is alpha_SDCA_i = alpha_i / (C_i y_i)
-in LIBLINEAR units (book eq. 6.2), so y_i alpha_SDCA_i in [0, 1] is alpha_i in [0, C_i]. In
+s_i = C_i / C_bar (all 1 when every C_i = C). With one C their dual variable is alpha_SDCA_i =
+alpha_i / (C y_i) in LIBLINEAR units (book eq. 6.2), so y_i alpha_SDCA_i in [0, 1] is alpha_i in
+[0, C]; with per-sample C_i the book writes the rescaled alpha_i / (C_i y_i), box [0, 1] (the
+paper's variable of the weighted form is alpha_i / (C_bar y_i), box [0, s_i]: chapter 6, §6.2). In
 those units the lambda disappears and the closed-form step of the paper (eq. 6.3) reads
 
     alpha_i <- clip(alpha_i - G_i / (|x_i|^2 + D_ii), 0, U_i),   G_i = y_i w.x_i - 1 + D_ii alpha_i
