@@ -35,25 +35,56 @@ def _(answer):
     return None
 
 
-def line_without_bias():
-    """Chapter 9's noisy line (section 9.6), fitted without a bias."""
-    return make_noisy_line()
+def line_targets():
+    """Exercise 9.2's two target vectors: chapter 9's noisy line (section 9.6), z, and the same
+    line moved down by 1, z - 1. The largest |z_i| is a sample above f = 0 for the first and one
+    below it for the second, so a condition checked on one side of the kink fails one of them."""
+    x, z = make_noisy_line()
+    return z, z - 1.0
 
 
-@exercise("9.2", wrong=[0.0, 1.0, 0.5, float(-np.min(line_without_bias()[1]))])  # the last: max of -z, no |.|
+def _pair(statistic):
+    """(statistic(z), statistic(z - 1)): an answer to exercise 9.2 as a reader would compute it."""
+    return tuple(float(statistic(t)) for t in line_targets())
+
+
+def _smallest(t):
+    return np.max(np.abs(t))
+
+
+_Z = line_targets()[0]
+
+
+@exercise("9.2", wrong=[_pair(np.max),                                  # one-sided: epsilon >= z_i only
+                        _pair(lambda t: np.max(-t)),                    # one-sided: epsilon >= -z_i only
+                        (float(np.max(_Z)),) * 2,                       # one-sided, the line not moved down
+                        (float(np.max(-_Z)),) * 2,                      # the other side, not moved down
+                        (float(_smallest(_Z)),) * 2,                    # |z_i|, the line not moved down
+                        _pair(_smallest)[::-1],                         # the two in the wrong order
+                        _pair(lambda t: np.mean(np.abs(t))),            # an average coordinate
+                        float(_smallest(_Z)),                           # one number, not a pair
+                        (0.0, 0.0), (1.0, 1.0)])
 def _(answer):
-    if not is_number(answer):
-        return "give one number, the smallest epsilon"
-    x, z = line_without_bias()  # the exercise's targets are -z: the same max |z_i|
-    if close(answer, -np.min(z)):
-        return "a sample below the tube's centre needs epsilon too: the condition is on |z_i|"
-    if close(answer, np.mean(np.abs(z))):
-        return "beta = 0 must satisfy the optimality condition of every coordinate, not of an average one"
-    if close(answer, np.max(np.abs(z)), rtol=1e-3) and not close(answer, np.max(np.abs(z))):
+    if not (isinstance(answer, (tuple, list, np.ndarray)) and len(answer) == 2 and all(is_number(a) for a in answer)):
+        return "give a pair (epsilon for targets z, epsilon for targets z - 1), two numbers"
+    targets = line_targets()
+    right = [float(_smallest(t)) for t in targets]
+    given = [float(a) for a in answer]
+    if close(given, right):
+        return None
+    if close(given, right, rtol=1e-3):
         return rounded()
-    if not close(answer, np.max(np.abs(z))):
-        return "at beta = 0 the smooth gradient is G_i = -z_i; when is 0 in G_i + epsilon [-1, 1]?"
-    return None
+    if close(given, right[::-1]):
+        return "give the two values in the order asked: targets z first, then z - 1"
+    if close(given[1], right[0]) or close(given[1], np.max(targets[0])) or close(given[1], np.max(-targets[0])):
+        return "the second value is for the line moved down by 1, targets z - 1"
+    for k, (a, t) in enumerate(zip(given, targets)):
+        if not close(a, right[k]) and (close(a, np.max(t)) or close(a, np.max(-t))):
+            return (f"your {('first', 'second')[k]} value checks one side of the kink only: beta_i = 0 must "
+                    "beat moving to t > 0 and to t < 0 (both slopes of eq. 9.7 at t = 0)")
+    if any(close(a, np.mean(np.abs(t))) for a, t in zip(given, targets)):
+        return "beta = 0 must satisfy the optimality condition of every coordinate, not of an average one"
+    return "write coordinate i's optimality condition at beta = 0, where w = 0 (eq. 9.9), for each target vector"
 
 
 def _reader_cases(rng, n=200):
@@ -90,14 +121,18 @@ def fitted_line(C=1.0, epsilon=0.3):
     return model, x, z
 
 
-@exercise("9.4", wrong=[0, 60, 29, 17])
+@exercise("9.4", wrong=[0, 60, 29, 28, 17])
 def _(answer):
     if not is_number(answer) or answer != int(answer):
         return "give a count, a whole number"
     model, x, z = fitted_line(C=0.5, epsilon=0.2)
     at_bound = int(np.count_nonzero(np.isclose(np.abs(model.alpha_), model.C, rtol=1e-6)))
+    residual = np.abs(z - model.predict(x[:, None]))
     if answer == len(model.support_) and at_bound != answer:
         return "that counts every support vector; only those with |beta_i| = C"
+    if answer == np.count_nonzero(residual > model.epsilon) and at_bound != answer:
+        return ("that counts |r_i| > epsilon with no tolerance, which takes in a sample on the edge by rounding; "
+                "count |beta_i| = C (np.isclose on model.alpha_)")
     if answer != at_bound:
         return "count the samples with |beta_i| equal to C (use np.isclose on model.alpha_)"
     return None
