@@ -14,7 +14,18 @@ C_101 = 0.1  # 10.1: the Newton step at w = 0, feature 0, breast cancer without 
 C_102, EPOCHS_102 = 0.5, 5  # 10.2: DCD with indices drawn with replacement
 
 
-@exercise("10.1", wrong=[10.0, -1.0, 0.0])
+def _is_rounding(answer, expected):
+    """Whether ``answer`` is ``expected`` rounded to k significant digits for some k <= 6 (a bare
+    nearness window would also catch unconverged fits, which are not roundings)."""
+    return is_number(answer) and any(float(f"{answer:.{k}g}") == answer
+                                     and close(answer, expected, rtol=0.5 * 10.0 ** (1 - k)) for k in range(1, 7))
+
+
+@exercise("10.1", wrong=[10.0, -1.0, 0.0,
+                         -0.6997774826115091,   # the step along the derivative (wrong sign)
+                         0.34988874130575454,   # P'_j without the square's factor 2, P''_j with it
+                         0.693734499169268,     # a 1/2 on the loss: both derivatives halved
+                         0.7059266696291848])   # P''_j without the regulariser's 1
 def _(answer):
     if not is_number(answer):
         return "give one number: the Newton step z_N = -P'_j / P''_j."
@@ -24,31 +35,48 @@ def _(answer):
     second = 1.0 + 2.0 * C_101 * np.sum(x * x)
     if close(answer, -first, rtol=1e-6) or close(answer, first, rtol=1e-6):
         return "that is the first derivative alone; Newton divides it by the second derivative."
-    if close(answer, -first / (1.0 + C_101 * np.sum(x * x)), rtol=1e-6) or close(answer, 0.5 * (-first) / (1.0 + C_101 * np.sum(x * x)), rtol=1e-6):
-        return "differentiate the square: each term C (1 - m_i)^2 brings a factor 2."
+    half_second = 1.0 + C_101 * np.sum(x * x)  # P''_j with the square's factor 2 lost
+    if any(close(answer, z, rtol=1e-6) for z in (-first / half_second, -0.5 * first / half_second,
+                                                 -0.5 * first / second)):
+        return "redo the derivatives of the squared terms C (1 - m_i)^2 (chain rule), in P'_j and in P''_j alike."
     if close(answer, first / second, rtol=1e-6):
         return "check the sign: the step goes against the derivative."
     if close(answer, -first / second, rtol=1e-3) and not close(answer, -first / second, rtol=1e-6):
         return rounded()
     if not close(answer, -first / second, rtol=1e-6):
-        return "at w = 0 every margin is 0, so every sample is in I; sum over all of them for both derivatives."
+        return ("recheck P'_j and P''_j term by term (which samples are in I at w = 0?), and the data, feature and C "
+                "of the prompt.")
     return None
 
 
-def _hinge_dcd(X, y, C, epochs, orders):
-    """Hinge-loss DCD without bias over the given index sequences (one an epoch); returns alpha."""
+def _hinge_dcd(X, y, C, epochs, orders, tol=None):
+    """Hinge-loss DCD without bias over the given index sequences (one an epoch); returns alpha.
+    With ``tol``, it keeps the reference's stopping test (max PG - min PG <= tol over an epoch)."""
     n, d = X.shape
     alpha, w = np.zeros(n), np.zeros(d)
     QD = np.einsum("ij,ij->i", X, X)
     for order in orders(n, epochs):
+        pg_max, pg_min = -np.inf, np.inf
         for i in order:
             G = y[i] * (w @ X[i]) - 1.0
             PG = min(G, 0.0) if alpha[i] == 0.0 else (max(G, 0.0) if alpha[i] == C else G)
+            pg_max, pg_min = max(pg_max, PG), min(pg_min, PG)
             if abs(PG) > 1e-12:
                 old = alpha[i]
                 alpha[i] = min(max(old - G / QD[i], 0.0), C)
                 w += (alpha[i] - old) * y[i] * X[i]
+        if tol is not None and pg_max - pg_min <= tol:
+            break
     return alpha
+
+
+def _with_replacement(rng):
+    return lambda n, k: (rng.integers(0, n, size=n) for _ in range(k))
+
+
+def _stopping_dcd(X, y, C, epochs, rng):
+    """The copied loop with the reference's stopping test kept (tol=1e-4): fewer epochs once it is met."""
+    return _hinge_dcd(X, y, C, epochs, _with_replacement(rng), tol=1e-4)
 
 
 def _permutation_dcd(X, y, C, epochs, rng):
@@ -59,19 +87,22 @@ def _cyclic_dcd(X, y, C, epochs, rng):
     return np.asarray(dcd(X, y, C, tol=0.0, max_iter=epochs)[0])
 
 
-@exercise("10.2", wrong=[_permutation_dcd, _cyclic_dcd])
+@exercise("10.2", wrong=[_permutation_dcd, _cyclic_dcd, _stopping_dcd])
 def _(answer):
     if not callable(answer):
         return "answer with your function dcd_with_replacement(X, y, C, epochs, rng) itself."
     X, y = datasets.make_random(n_samples=60, n_features=5, random_state=3)
-    expected = _hinge_dcd(X, y, C_102, EPOCHS_102,
-                          lambda n, k, rng=np.random.default_rng(11): (rng.integers(0, n, size=n) for _ in range(k)))
-    got = np.asarray(answer(X, y, C_102, EPOCHS_102, np.random.default_rng(11)), dtype=float)
-    if got.shape != expected.shape:
-        return "return alpha, one value per sample, as a NumPy array."
-    if not close(got, expected, rtol=1e-8, atol=1e-10):
-        return ("draw the epoch's n indices with rng.integers(0, n, size=n) once at its start, then visit them in "
-                "that order; keep the projected-gradient test and the clipped step of the reference.")
+    # 30 epochs too: with seed 11 every PG of epoch 20's draws is 0, so a kept stopping test ends the run there
+    for epochs in (EPOCHS_102, 30):
+        expected = _hinge_dcd(X, y, C_102, epochs, _with_replacement(np.random.default_rng(11)))
+        got = np.asarray(answer(X, y, C_102, epochs, np.random.default_rng(11)), dtype=float)
+        if got.shape != expected.shape:
+            return "return alpha, one value per sample, as a NumPy array."
+        if not close(got, expected, rtol=1e-8, atol=1e-10) and epochs == EPOCHS_102:
+            return ("draw the epoch's n indices with rng.integers(0, n, size=n) once at its start, then visit them in "
+                    "that order; keep the projected-gradient test and the clipped step of the reference.")
+        if not close(got, expected, rtol=1e-8, atol=1e-10):
+            return "run exactly `epochs` epochs: the function has no tol, so the reference's stopping test goes."
     return None
 
 
@@ -83,10 +114,15 @@ def _wide_optimum():
     return SVMProblem(X, y, C=1.0).primal(model.coef_)
 
 
-@exercise("10.3", wrong=[200.0, 0.0, 1.0])
+@exercise("10.3", wrong=[200.0, 0.0, 1.0,
+                         0.020003,              # P* rounded to 5 digits
+                         0.02000509257678214,   # LinearSVM at tol=1e-6: not converged to 5 digits
+                         0.020150699844224445])  # LinearSVM at its default tol=1e-4
 def _(answer):
     if not is_number(answer):
         return "give one number: the optimal primal value P* of the wide problem."
+    if not close(answer, _wide_optimum(), rtol=1e-5) and _is_rounding(answer, _wide_optimum()):
+        return rounded(5)
     if not close(answer, _wide_optimum(), rtol=1e-5):
         return ("fit the Gram route tightly (tol=1e-10, enough epochs) and evaluate SVMProblem(X, y, C=1.0, "
                 "kernel='linear').primal_at(model.alpha_); compare it with the linear fit's primal value.")
@@ -103,14 +139,19 @@ def _price_of_no_bias():
     return SVMProblem(X, y, C=1.0, kernel="rbf", bias="none").primal_at(none.alpha_) - free
 
 
-@exercise("10.4", wrong=[0.0, -1.0, 100.0])
+@exercise("10.4", wrong=[0.0, -1.0, 100.0,
+                         -0.03321741637033426,  # P*(free bias) - P*(no bias)
+                         0.0332,                # rounded to 3 digits (was accepted with rtol=1e-3)
+                         0.03311477281027919])  # both fitted at tol=1e-4, not tightly
 def _(answer):
     if not is_number(answer):
         return "give one number: P*(no bias) - P*(free bias)."
     expected = _price_of_no_bias()
     if close(answer, -expected, rtol=1e-3):
-        return "check the order of the difference: which problem has more freedom?"
-    if not close(answer, expected, rtol=1e-3, atol=1e-6):
-        return ("fit both tightly and evaluate each primal on its own problem (bias='free' with SMO's alpha_, "
-                "bias='none' with DCD's); the problem with a free b can only do as well or better.")
+        return "check the order of the difference the prompt asks for, P*(no bias) - P*(free bias)."
+    if not close(answer, expected, rtol=1e-4, atol=1e-7) and _is_rounding(answer, expected):
+        return rounded(4)
+    if not close(answer, expected, rtol=1e-4, atol=1e-7):  # tight fits (tol=1e-8, any seed) agree to ~1e-6
+        return ("fit both tightly (tol=1e-8, enough epochs to converge) and evaluate each primal on its own problem "
+                "(bias='free' with SMO's alpha_, bias='none' with DCD's).")
     return None
