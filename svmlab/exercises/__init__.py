@@ -95,6 +95,12 @@ def rounded(digits=6):
     return f"{ROUNDED} (the check compares to about {digits} digits)"
 
 
+def is_rounding(answer, expected, digits=range(1, 7)):
+    """Whether ``answer`` is ``expected`` rounded to k significant digits for some k in ``digits``: a
+    printed value copied short, not any value nearby (an unconverged fit's is not a rounding)."""
+    return is_number(answer) and any(float(f"{expected:.{k}g}") == answer for k in digits)
+
+
 def close(answer, expected, rtol=1e-6, atol=1e-9):
     """Whether ``answer`` (a number or array-like) equals ``expected`` within the tolerances;
     False, not an exception, for an answer of the wrong shape or kind."""

@@ -3,7 +3,7 @@
 import numpy as np
 
 from ..objective import HINGE, dual_value
-from . import close, exercise, is_number, rounded
+from . import close, exercise, is_number, is_rounding, rounded
 
 # exercise 8.1: one coordinate of a block's local subproblem
 SIGMA, SQNORM, G, ALPHA, U = 4.0, 0.5, -0.3, 0.1, 1.0
@@ -68,7 +68,7 @@ def _(answer):
     if close(answer, 1.0):
         return "the two runs took the same rounds: did you change local_passes between them?"
     expected = rounds(0.1) / rounds(1.0)
-    if not close(answer, expected) and any(close(answer, float(f"{expected:.{k}g}")) for k in range(2, 6)):
+    if not close(answer, expected) and is_rounding(answer, expected, digits=range(2, 6)):
         return rounded()
     if not close(answer, expected):
         return "rerun both fits exactly as the cell says (same data, tol, random_state) and divide H=0.1's by H=1's"

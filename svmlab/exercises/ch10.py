@@ -8,17 +8,10 @@ from .. import datasets
 from ..estimators import KernelSVM, LinearSVM
 from ..problem import SVMProblem
 from ..reference.dcd import dcd
-from . import close, exercise, fit_quietly, is_number, rounded, toy
+from . import close, exercise, fit_quietly, is_number, is_rounding, rounded, toy
 
 C_101 = 0.1  # 10.1: the Newton step at w = 0, feature 0, breast cancer without bias
 C_102, EPOCHS_102 = 0.5, 5  # 10.2: DCD with indices drawn with replacement
-
-
-def _is_rounding(answer, expected):
-    """Whether ``answer`` is ``expected`` rounded to k significant digits for some k <= 6 (a bare
-    nearness window would also catch unconverged fits, which are not roundings)."""
-    return is_number(answer) and any(float(f"{answer:.{k}g}") == answer
-                                     and close(answer, expected, rtol=0.5 * 10.0 ** (1 - k)) for k in range(1, 7))
 
 
 @exercise("10.1", wrong=[10.0, -1.0, 0.0,
@@ -121,7 +114,7 @@ def _wide_optimum():
 def _(answer):
     if not is_number(answer):
         return "give one number: the optimal primal value P* of the wide problem."
-    if not close(answer, _wide_optimum(), rtol=1e-5) and _is_rounding(answer, _wide_optimum()):
+    if not close(answer, _wide_optimum(), rtol=1e-5) and is_rounding(answer, _wide_optimum()):
         return rounded(5)
     if not close(answer, _wide_optimum(), rtol=1e-5):
         return ("fit the Gram route tightly (tol=1e-10, enough epochs) and evaluate SVMProblem(X, y, C=1.0, "
@@ -149,7 +142,7 @@ def _(answer):
     expected = _price_of_no_bias()
     if close(answer, -expected, rtol=1e-3):
         return "check the order of the difference the prompt asks for, P*(no bias) - P*(free bias)."
-    if not close(answer, expected, rtol=1e-4, atol=1e-7) and _is_rounding(answer, expected):
+    if not close(answer, expected, rtol=1e-4, atol=1e-7) and is_rounding(answer, expected):
         return rounded(4)
     if not close(answer, expected, rtol=1e-4, atol=1e-7):  # tight fits (tol=1e-8, any seed) agree to ~1e-6
         return ("fit both tightly (tol=1e-8, enough epochs to converge) and evaluate each primal on its own problem "
