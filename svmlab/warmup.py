@@ -51,9 +51,9 @@ VARIANTS = {("LinearSVM", "dcd"): [dict(stopping="dw")],
 def variants(estimator, solver):
     """The options fitted besides the defaults: :data:`VARIANTS`, each with a trace and without,
     and ``n_jobs=2`` without a trace for a solver that takes n_jobs (its parallel loops are
-    compiled for a thread count; one thread is None). Neither the book nor the tests fit with
-    both n_jobs and a trace; such a fit compiles its own loop once, at its first fit (SMO: 17 s on a
-    2-core Xeon), which saves every set-up about 20 s."""
+    compiled for a thread count; one thread is None). The book never fits with both n_jobs and a
+    trace (of the tests, only test_trace_clock.py does, once); such a fit compiles its own loop at
+    its first fit (SMO: 17 s on a 2-core Xeon), and leaving it out saves every set-up about 20 s."""
     threaded = any(option.name == "n_jobs" for option in TABLES[estimator][solver].options)
     listed = [dict(variant, trace=trace) for variant in VARIANTS.get((estimator, solver), []) for trace in (True, False)]
     return listed + ([dict(n_jobs=2, trace=False)] if threaded else [])
