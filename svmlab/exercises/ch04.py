@@ -23,13 +23,13 @@ def _greedy_test(a, G, U, PGmax_bar, PGmin_bar):
 
 
 def _cases():
-    """States a test meets: alpha at 0, free or at U; gradients of each sign, some equal to a bound
-    (the test is strict); bounds finite or reset."""
-    alphas, U = (0.0, 0.4, 1.0), 1.0
+    """States a test meets: alpha at 0, free or at U, for two U (a test must read U, not assume 1);
+    gradients of each sign, some equal to a bound (the test is strict); bounds finite or reset."""
     gradients = (-2.0, -1.0, -0.3, -0.1, -0.05, 0.0, 0.05, 0.1, 0.3, 1.0, 2.0)
     bounds = ((INF, -INF), (0.1, -0.1), (1.0, -INF), (INF, -1.0))
-    for a, G, (PGmax_bar, PGmin_bar) in itertools.product(alphas, gradients, bounds):
-        yield a, G, U, PGmax_bar, PGmin_bar
+    for U in (1.0, 2.5):
+        for a, G, (PGmax_bar, PGmin_bar) in itertools.product((0.0, 0.4, U), gradients, bounds):
+            yield a, G, U, PGmax_bar, PGmin_bar
 
 
 def _compare(answer, expected, what):
@@ -42,7 +42,7 @@ def _compare(answer, expected, what):
         if bool(got) != expected(*case):
             a, G, U, PGmax_bar, PGmin_bar = case
             where = "at alpha_i = 0" if a == 0 else "at alpha_i = U_i" if a == U else "for a free alpha_i"
-            return f"your test decides wrongly {where} (G_i = {G:+g}, bounds {PGmax_bar:g}, {PGmin_bar:g})"
+            return f"your test decides wrongly {where} (G_i = {G:+g}, U_i = {U:g}, bounds {PGmax_bar:g}, {PGmin_bar:g})"
     return None
 
 
@@ -50,7 +50,9 @@ def _compare(answer, expected, what):
                         lambda a, G, U, PGmax_bar, PGmin_bar: (a == 0 and min(G, 0.0) > PGmax_bar)
                         or (a == U and max(G, 0.0) < PGmin_bar),
                         lambda a, G, U, PGmax_bar, PGmin_bar: (a == 0 and G >= PGmax_bar)
-                        or (a == U and G <= PGmin_bar)])
+                        or (a == U and G <= PGmin_bar),
+                        lambda a, G, U, PGmax_bar, PGmin_bar: (a == 0 and G > PGmax_bar)
+                        or (a == 1.0 and G < PGmin_bar)])  # U_i taken as 1
 def _(answer):
     return _compare(answer, _liblinear_test, "LIBLINEAR's test (4.2)")
 
@@ -70,8 +72,7 @@ def _(answer):
     # points within 1e-3 of the margin may fall either side at a finite tolerance: both counts are right
     low, high = np.sum(margins > 1 + 1e-3), np.sum(margins > 1 - 1e-3)
     if not low <= answer <= high:
-        return ("write G_i (3.4) with D_ii = 0 in terms of m_i; a variable at 0 is shrunk when G_i exceeds a bound "
-                "near 0 (4.2)")
+        return "write G_i (3.4) with D_ii = 0 in terms of m_i, then ask what (4.2) becomes when both bounds tend to 0"
     return None
 
 
