@@ -58,7 +58,7 @@ _AXIS_WORDS = {
     "gap": "duality gap P - D",
     "kkt": "KKT violation (max |projected gradient|)",
     "n_active": "active variables (after shrinking)",
-    "dw_norm": "|w(k+1) - w(k)|, change of w over the epoch",
+    "dw_norm": "|w_k - w_(k-1)|, change of w over the epoch",
 }
 _LOG_FIELDS = frozenset({"gap", "kkt", "dw_norm"})
 

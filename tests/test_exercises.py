@@ -90,7 +90,7 @@ def test_check_accepts_the_worked_answer_and_refuses_wrong_ones(worked, exercise
                     assert shown not in line, f"{exercise_id}'s hint shows the answer: {line}"
 
 
-@pytest.mark.parametrize("exercise_id", ["1.1", "2.3", "9.2", "10.1", "10.3"])
+@pytest.mark.parametrize("exercise_id", ["1.1", "2.3", "3.2", "9.2", "10.1", "10.3"])
 def test_a_rounded_number_is_told_to_give_more_digits(worked, exercise_id):
     right = worked[exercise_id]  # a number, or a pair of numbers (9.2)
     rounded = tuple(float(f"{v:.4g}") for v in right) if isinstance(right, tuple) else float(f"{right:.4g}")

@@ -5,7 +5,7 @@ from functools import lru_cache
 import numpy as np
 
 from .. import LinearSVM, SVMProblem
-from . import close, exercise, fit_quietly, is_number, toy
+from . import close, exercise, fit_quietly, is_number, is_rounding, rounded, toy
 
 
 def _l2_optimum(X, y, C):
@@ -28,24 +28,55 @@ def _(answer):
     return None
 
 
-@lru_cache(maxsize=None)
-def _l2_values():
-    X, y = toy(200)
-    return {C: _l2_optimum(X, y, C)[0] for C in (1.5, 3.0, 6.0)}
+def _first_step_decrease(sqnorm, C, B=1.0, D=None, half=True):
+    """What the first step (3.5) on a variable with |x_i|^2 = sqnorm gains at alpha = 0, w = 0 (squared hinge):
+    there G_i = -1 and U_i = inf, so the step is not clipped and f falls by G_i^2 / (2 Qbar_ii) by (3.3).
+    ``D`` (default 1/(2C), table 3.2), ``B`` and ``half`` switch the parts a reader may drop."""
+    qbar = sqnorm + B * B + (0.5 / C if D is None else D)
+    return (0.5 if half else 1.0) / qbar
 
 
-@exercise("3.2", wrong=[0.0, 1.0, 100.0])
+def _first_step_slips():
+    """The likely wrong answers to 3.2 on the subsample's x_0, C = 0.01, by name."""
+    X, _ = toy(200)
+    s = float(X[0] @ X[0])
+    return {
+        "no D": _first_step_decrease(s, 0.01, D=0.0),            # Qbar_00 without D_00
+        "no B": _first_step_decrease(s, 0.01, B=0.0),            # without the bias feature's B^2
+        "step": _first_step_decrease(s, 0.01, half=False),       # G^2 / Qbar without the 1/2; here also delta itself
+        "C = 1": _first_step_decrease(s, 1.0),                   # the C = 1 value of section 3.7's printout
+        "D = 1/C": _first_step_decrease(s, 0.01, D=100.0),       # Roethel & Brynda's eq. (3) diagonal
+        "hinge": 0.01 - 0.5 * (s + 1.0) * 0.01 ** 2,             # the hinge: the step clipped at C = 0.01
+        "sign": -_first_step_decrease(s, 0.01),                  # the change f(new) - f(old), not the decrease
+    }
+
+
+_SLIP_HINTS = {
+    "no D": "Qbar_00 of the squared hinge holds D_00 as well: see table (3.2) and the line below (3.4)",
+    "no B": "the bias feature B = 1 belongs to x_0 too: it adds B^2 to Qbar_00 (section 3.2)",
+    "step": "that is the length of the step, not what it gains: put the step into (3.3) and keep both terms",
+    "C = 1": "that is the value at C = 1, which section 3.7 prints; D_00 depends on C (3.2)",
+    "D = 1/C": "D_00 = 1/C is the diagonal of Roethel & Brynda's eq. (3); this book's squared hinge uses table (3.2)",
+    "hinge": "that is what the hinge's step gains, clipped at C; the exercise asks for the squared hinge",
+    "sign": "that is the change f(new) - f(old); give the decrease, a positive number",
+}
+
+
+@exercise("3.2", wrong=[0.0, *_first_step_slips().values()])
 def _(answer):
     if not is_number(answer):
-        return "give one number, the optimal primal value"
-    values = _l2_values()
-    if close(answer, values[3.0], rtol=1e-5):
-        return "that is the optimum of eq. (2)'s form C sum xi^2; the penalty of eq. (3) is smaller"
-    if close(answer, values[6.0], rtol=1e-5):
-        return "the C/2 form is the C-form with a smaller C', not a larger one"
-    if not close(answer, values[1.5], rtol=1e-5):
-        return "write (C/2) sum xi^2 as C' sum xi^2, solve that C-form problem and evaluate its primal"
-    return None
+        return "give one number, the decrease f(alpha) - f(alpha + delta e_0) of the first step"
+    X, _ = toy(200)
+    expected = _first_step_decrease(float(X[0] @ X[0]), 0.01)
+    if close(answer, expected):
+        return None
+    for name, value in _first_step_slips().items():
+        if close(answer, value, rtol=1e-3):
+            return _SLIP_HINTS[name]
+    if is_rounding(answer, expected, digits=range(2, 7)):
+        return rounded()
+    return ("start from alpha = 0, w = 0: the gradient (3.4), Qbar_00 of section 3.2 and the step (3.5), "
+            "then the change (3.3)")
 
 
 @lru_cache(maxsize=None)
@@ -108,7 +139,7 @@ def _(answer):
             if close(got, 1.0 / _shortening(sqnorm, C), rtol=1e-10):
                 return "that is (3.5)'s step over the printed one; the question asks the other way round (a factor below 1)"
             return (f"wrong at |x_i|^2 + B^2 = {sqnorm:g}, C = {C:g}: write both steps from alpha_i = 0 as -G_i over a "
-                    "diagonal; (3.5)'s Qbar_ii already holds D_ii = 1/(2C) once")
+                    "diagonal and compare the two diagonals")
     return None
 
 
