@@ -1,5 +1,7 @@
 """Checks of chapter 1's exercises (notebooks/01_primal.ipynb)."""
 
+from functools import lru_cache
+
 import numpy as np
 
 from .. import LinearSVM, datasets
@@ -108,16 +110,29 @@ def _(answer):
     return None
 
 
-@exercise("1.4", wrong=[CS[0], 5.0])
-def _(answer):
-    if not is_number(answer) or not np.any(np.isclose(CS, answer)):
-        return "choose one of the values in Cs"
+@lru_cache(maxsize=None)
+def _split_scores():
+    """Exercise 1.4's fits: the accuracy of each C of the grid on the test part and on the training part."""
     X, y = toy()
     X_tr, X_te, y_tr, y_te = datasets.train_test_split(X, y, random_state=0)
-    scores = np.array([fit_quietly(LinearSVM(C=C, solver="subgradient", tol=1e-2, max_iter=3000), X_tr, y_tr)
-                       .score(X_te, y_te) for C in CS])
-    if scores[np.flatnonzero(np.isclose(CS, answer))[0]] < scores.max():
-        return "another C in Cs scores higher on the test part"
+    models = [fit_quietly(LinearSVM(C=C, solver="subgradient", tol=1e-2, max_iter=3000), X_tr, y_tr) for C in CS]
+    return np.array([m.score(X_te, y_te) for m in models]), np.array([m.score(X_tr, y_tr) for m in models])
+
+
+# five C of the grid tie for the best test accuracy, so the answer is the whole curve, not one C a guess can hit
+@exercise("1.4", wrong=[1.0, np.full(len(CS), 0.926), np.ones(len(CS)), CS])
+def _(answer):
+    if is_number(answer):
+        return "give the whole curve: one test accuracy per C in Cs, nine numbers"
+    if not close(np.shape(answer), (len(CS),)):
+        return "give one test accuracy per C in Cs: nine numbers, in the order of Cs"
+    test, train = _split_scores()
+    if close(answer, train):
+        return "those are accuracies on the training part; score each fit on the test part"
+    if close(np.sort(answer), np.sort(test)) and not close(answer, test):
+        return "the right accuracies, in another order: give them in the order of Cs"
+    if not close(answer, test):
+        return "fit each C on the training part with the settings given, and score it on the test part"
     return None
 
 
