@@ -7,7 +7,7 @@ from .. import datasets
 from ..estimators import LinearSVM
 from ..reference.stochastic import pegasos
 from ..validation import sample_C
-from . import close, exercise, fit_quietly, is_number
+from . import close, exercise, fit_quietly, is_number, is_rounding, rounded
 
 # 7.1: the weight of the first step in w_(T+1), no projection
 LAM_71, T_71 = 0.02, 200
@@ -52,10 +52,12 @@ def _(answer):
     expected = _radius_72(y_train, WEIGHTS_72)
     if close(answer, _radius_72(y_train, None), rtol=1e-4):
         return "that is the radius without weights: the weights change C_i, and so sum_i C_i."
-    if not close(answer, expected, rtol=1e-4):
-        return ("add up C_i over the training samples: C times the weight of the sample's class (1 for a class "
-                "the dict does not name), summed over each class's samples; the radius is the square root (§7.2).")
-    return None
+    if close(answer, expected, rtol=1e-4):
+        return None
+    if is_rounding(answer, expected, digits=range(2, 5)):
+        return rounded(4)
+    return ("add up C_i over the training samples: C times the weight of the sample's class (1 for a class "
+            "the dict does not name), summed over each class's samples; the radius is the square root (§7.2).")
 
 
 def _last_iterate(X, y, lam, epochs, k=1, projection=True):
@@ -94,6 +96,8 @@ def _(answer):
                                   random_state=0), X_train, y_train)
     flagged = model.predict(X_test) > 0
     expected = np.mean(y_test[flagged] > 0)
-    if not close(answer, expected, rtol=1e-3):
-        return "precision counts the true frauds among the predicted frauds (not among the real ones: that is recall)."
-    return None
+    if close(answer, expected, rtol=1e-3):
+        return None
+    if is_rounding(answer, expected, digits=range(1, 3)):
+        return rounded(3)
+    return "precision counts the true frauds among the predicted frauds (not among the real ones: that is recall)."
