@@ -88,8 +88,7 @@ def _(answer):
     if close(s * s, D, rtol=1e-3) and not close(s * s, D, rtol=1e-6):
         return rounded()
     if not close(s * s, D, rtol=1e-6):  # Q-hat_ii = Q_ii + s^2 against Q-bar_ii = Q_ii + D_ii
-        return ("write Q-hat_ij = y_i y_j x-hat_i . x-hat_j: off the diagonal it is Q_ij; on it, match it with "
-                "Q_ii + D_ii of (2.9)")
+        return "write Q-hat_ij = y_i y_j x-hat_i . x-hat_j and compare it entry by entry with Q-bar of (2.9)"
     return None
 
 
