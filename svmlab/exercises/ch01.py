@@ -124,7 +124,7 @@ def _split_scores():
 def _(answer):
     if is_number(answer):
         return "give the whole curve: one test accuracy per C in Cs, nine numbers"
-    if not close(np.shape(answer), (len(CS),)):
+    if np.shape(answer) != (len(CS),):
         return "give one test accuracy per C in Cs: nine numbers, in the order of Cs"
     test, train = _split_scores()
     if close(answer, train):

@@ -36,10 +36,15 @@ def _first_step_decrease(sqnorm, C, B=1.0, D=None, half=True):
     return (0.5 if half else 1.0) / qbar
 
 
+def _x0_sqnorm():
+    """|x_0|^2 of exercise 3.2's subsample (without the bias feature)."""
+    X, _ = toy(200)
+    return float(X[0] @ X[0])
+
+
 def _first_step_slips():
     """The likely wrong answers to 3.2 on the subsample's x_0, C = 0.01, by name."""
-    X, _ = toy(200)
-    s = float(X[0] @ X[0])
+    s = _x0_sqnorm()
     return {
         "no D": _first_step_decrease(s, 0.01, D=0.0),            # Qbar_00 without D_00
         "no B": _first_step_decrease(s, 0.01, B=0.0),            # without the bias feature's B^2
@@ -66,8 +71,7 @@ _SLIP_HINTS = {
 def _(answer):
     if not is_number(answer):
         return "give one number, the decrease f(alpha) - f(alpha + delta e_0) of the first step"
-    X, _ = toy(200)
-    expected = _first_step_decrease(float(X[0] @ X[0]), 0.01)
+    expected = _first_step_decrease(_x0_sqnorm(), 0.01)
     if close(answer, expected):
         return None
     for name, value in _first_step_slips().items():

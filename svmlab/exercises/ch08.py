@@ -68,11 +68,11 @@ def _(answer):
     if close(answer, 1.0):
         return "the two runs took the same rounds: did you change local_passes between them?"
     expected = rounds(0.1) / rounds(1.0)
-    if not close(answer, expected) and is_rounding(answer, expected, digits=range(2, 6)):
+    if close(answer, expected):
+        return None
+    if is_rounding(answer, expected, digits=range(2, 6)):
         return rounded()
-    if not close(answer, expected):
-        return "rerun both fits exactly as the cell says (same data, tol, random_state) and divide H=0.1's by H=1's"
-    return None
+    return "rerun both fits exactly as the cell says (same data, tol, random_state) and divide H=0.1's by H=1's"
 
 
 def _averaging_cases():

@@ -114,12 +114,13 @@ def _wide_optimum():
 def _(answer):
     if not is_number(answer):
         return "give one number: the optimal primal value P* of the wide problem."
-    if not close(answer, _wide_optimum(), rtol=1e-5) and is_rounding(answer, _wide_optimum()):
+    expected = _wide_optimum()
+    if close(answer, expected, rtol=1e-5):
+        return None
+    if is_rounding(answer, expected):
         return rounded(5)
-    if not close(answer, _wide_optimum(), rtol=1e-5):
-        return ("fit the Gram route tightly (tol=1e-10, enough epochs) and evaluate SVMProblem(X, y, C=1.0, "
-                "kernel='linear').primal_at(model.alpha_); compare it with the linear fit's primal value.")
-    return None
+    return ("fit the Gram route tightly (tol=1e-10, enough epochs) and evaluate SVMProblem(X, y, C=1.0, "
+            "kernel='linear').primal_at(model.alpha_); compare it with the linear fit's primal value.")
 
 
 @lru_cache(maxsize=1)
@@ -142,9 +143,9 @@ def _(answer):
     expected = _price_of_no_bias()
     if close(answer, -expected, rtol=1e-3):
         return "check the order of the difference the prompt asks for, P*(no bias) - P*(free bias)."
-    if not close(answer, expected, rtol=1e-4, atol=1e-7) and is_rounding(answer, expected):
+    if close(answer, expected, rtol=1e-4, atol=1e-7):  # tight fits (tol=1e-8, any seed) agree to ~1e-6
+        return None
+    if is_rounding(answer, expected):
         return rounded(4)
-    if not close(answer, expected, rtol=1e-4, atol=1e-7):  # tight fits (tol=1e-8, any seed) agree to ~1e-6
-        return ("fit both tightly (tol=1e-8, enough epochs to converge) and evaluate each primal on its own problem "
-                "(bias='free' with SMO's alpha_, bias='none' with DCD's).")
-    return None
+    return ("fit both tightly (tol=1e-8, enough epochs to converge) and evaluate each primal on its own problem "
+            "(bias='free' with SMO's alpha_, bias='none' with DCD's).")
