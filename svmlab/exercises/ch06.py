@@ -90,7 +90,21 @@ def _sdca_cform_alpha(X, y, lam, mu, sequence):
     return np.ravel(model.alpha_).copy(), np.ravel(model.coef_)
 
 
-@exercise("6.3", wrong=[_sdca_unsmoothed, _sdca_no_mu_in_numerator, _sdca_alpha_hat, _sdca_cform_alpha])
+def _sdca_unclipped_above(X, y, lam, mu, sequence):
+    """The smoothed step clipped at 0 only: alpha_hat may pass 1."""
+    n, d = X.shape
+    alpha, w = np.zeros(n), np.zeros(d)
+    for i in sequence:
+        q = X[i] @ X[i] / (lam * n)
+        alpha_hat = max(y[i] * alpha[i] + (1 - y[i] * (X[i] @ w) - mu * y[i] * alpha[i]) / (q + mu), 0.0)
+        delta = y[i] * alpha_hat - alpha[i]
+        alpha[i] += delta
+        w += delta * X[i] / (lam * n)
+    return alpha, w
+
+
+@exercise("6.3", wrong=[_sdca_unsmoothed, _sdca_no_mu_in_numerator, _sdca_alpha_hat, _sdca_cform_alpha,
+                        _sdca_unclipped_above])
 def _(answer):
     if not callable(answer):
         return "answer with your function sdca_smoothed(X, y, lam, mu, sequence) itself."
@@ -105,6 +119,10 @@ def _(answer):
     if alpha.shape != (n,) or w.shape != (X.shape[1],):
         return "alpha has one entry a sample and w one a feature."
     if not close(w, model.coef_[0], rtol=1e-8, atol=1e-10):
+        alpha_hat = y * alpha
+        if alpha_hat.min() < -1e-12 or alpha_hat.max() > 1 + 1e-12:
+            return ("your iterates leave the box: the smoothed hinge's conjugate is finite on the hinge's box, "
+                    "alpha_hat = y alpha in [0, 1] (section 6.7).")
         return ("your iterates differ from the library's smoothed SDCA in cyclic order: the quadratic term "
                 "mu alpha_hat^2/2 changes both the denominator and the numerator of the step.")
     C = 1.0 / (lam * n)
