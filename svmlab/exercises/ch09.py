@@ -131,7 +131,7 @@ def _(answer):
     if answer == len(model.support_) and at_bound != answer:
         return "that counts every support vector; only those with |beta_i| = C"
     if answer == np.count_nonzero(residual > model.epsilon) and at_bound != answer:
-        return ("that counts |r_i| > epsilon with no tolerance, which takes in a sample on the edge by rounding; "
+        return ("that counts |r_i| > epsilon with no tolerance, which may take in samples on the edge by rounding; "
                 "count |beta_i| = C (np.isclose on model.alpha_)")
     if answer != at_bound:
         return "count the samples with |beta_i| equal to C (use np.isclose on model.alpha_)"
