@@ -59,16 +59,25 @@ def _sdca_unsmoothed(X, y, lam, mu, sequence):
     return sdca_hinge(X, y, lam, sequence)
 
 
-def _sdca_no_mu_in_numerator(X, y, lam, mu, sequence):
-    n, d = X.shape
-    alpha, w = np.zeros(n), np.zeros(d)
-    for i in sequence:
-        q = X[i] @ X[i] / (lam * n)
-        alpha_hat = np.clip(y[i] * alpha[i] + (1 - y[i] * (X[i] @ w)) / (q + mu), 0.0, 1.0)
-        delta = y[i] * alpha_hat - alpha[i]
-        alpha[i] += delta
-        w += delta * X[i] / (lam * n)
-    return alpha, w
+def _sdca_with(new_alpha_hat):
+    """A registered slip of exercise 6.3: the right loop over ``sequence`` (lambda-form alpha,
+    w = sum_i alpha_i x_i / (lam n)) with a wrong step, the new alpha_hat given by
+    ``new_alpha_hat(alpha_hat, margin y_i x_i . w, q_i, mu)``."""
+    def run(X, y, lam, mu, sequence):
+        n, d = X.shape
+        alpha, w = np.zeros(n), np.zeros(d)
+        for i in sequence:
+            q = X[i] @ X[i] / (lam * n)
+            alpha_hat = new_alpha_hat(y[i] * alpha[i], y[i] * (X[i] @ w), q, mu)
+            delta = y[i] * alpha_hat - alpha[i]
+            alpha[i] += delta
+            w += delta * X[i] / (lam * n)
+        return alpha, w
+    return run
+
+
+_sdca_no_mu_in_numerator = _sdca_with(lambda a, m, q, mu: np.clip(a + (1 - m) / (q + mu), 0.0, 1.0))
+_sdca_unclipped_above = _sdca_with(lambda a, m, q, mu: max(a + (1 - m - mu * a) / (q + mu), 0.0))  # no clip at 1
 
 
 def _library_smoothed(X, y, lam, mu, sequence):
@@ -88,19 +97,6 @@ def _sdca_cform_alpha(X, y, lam, mu, sequence):
     """Right w, but the library's C-form (LIBLINEAR units) alpha in place of SDCA's alpha."""
     model = _library_smoothed(X, y, lam, mu, sequence)
     return np.ravel(model.alpha_).copy(), np.ravel(model.coef_)
-
-
-def _sdca_unclipped_above(X, y, lam, mu, sequence):
-    """The smoothed step clipped at 0 only: alpha_hat may pass 1."""
-    n, d = X.shape
-    alpha, w = np.zeros(n), np.zeros(d)
-    for i in sequence:
-        q = X[i] @ X[i] / (lam * n)
-        alpha_hat = max(y[i] * alpha[i] + (1 - y[i] * (X[i] @ w) - mu * y[i] * alpha[i]) / (q + mu), 0.0)
-        delta = y[i] * alpha_hat - alpha[i]
-        alpha[i] += delta
-        w += delta * X[i] / (lam * n)
-    return alpha, w
 
 
 @exercise("6.3", wrong=[_sdca_unsmoothed, _sdca_no_mu_in_numerator, _sdca_alpha_hat, _sdca_cform_alpha,
