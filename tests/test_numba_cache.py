@@ -7,6 +7,7 @@ import shutil
 import subprocess
 import sys
 
+import pytest
 from numba.core.caching import IndexDataCacheFile
 
 import svmlab.jit  # noqa: F401  (defining svmlab's kernels locks numba's cache files)
@@ -65,60 +66,59 @@ def test_the_readme_opens_the_book_on_the_cache_its_warmup_filled():
 
 
 def _cache_files(folder):
-    return sorted(os.path.join(d, f) for d, _, files in os.walk(folder) for f in files)
+    return sorted(os.path.relpath(os.path.join(d, f), folder) for d, _, files in os.walk(folder) for f in files)
 
 
-def test_after_the_warmup_a_notebook_style_fit_compiles_nothing(tmp_path):
-    """What the set-up command's warm-up compiled is all a later fit needs: another fit of the
-    same estimator (other data, C, loss and epsilon, with a trace) adds no file to the cache."""
-    env = dict(os.environ, NUMBA_CACHE_DIR=str(tmp_path))
-    warm = "from svmlab import warmup; warmup.fit_one('LinearSVR', 'dcd', 'dense')"
-    subprocess.run([sys.executable, "-c", warm], env=env, check=True)
-    filled = _cache_files(tmp_path)
+@pytest.fixture(scope="module")
+def warmed():
+    """The keyed folder after the README's warm-up (a few seconds when the set-up or .ci/run has
+    filled it already; a full compile otherwise). ``import svmlab`` pointed NUMBA_CACHE_DIR at it."""
+    subprocess.run([sys.executable, "-m", "svmlab.warmup"], check=True, capture_output=True)
+    return os.environ["NUMBA_CACHE_DIR"]
+
+
+def _compiles_nothing_after_the_warmup(warmed, tmp_path, code):
+    """Run ``code`` on a copy of the warmed cache: a kernel the warm-up left out would be compiled
+    and saved there as a new file."""
+    copy = tmp_path / os.path.basename(warmed)
+    shutil.copytree(warmed, copy)
+    filled = _cache_files(copy)
     assert any(f.endswith(".nbi") for f in filled)
-    later = ("import numpy as np, svmlab; from svmlab import datasets; x, z = datasets.make_noisy_line(); "
-             "m = svmlab.LinearSVR(C=3.0, epsilon=0.2, loss='squared_epsilon_insensitive', trace=True)"
-             ".fit(x[:, None], z); m.predict(x[:, None]); m.score(x[:, None], z)")
-    subprocess.run([sys.executable, "-c", later], env=env, check=True)
-    assert _cache_files(tmp_path) == filled
+    subprocess.run([sys.executable, "-c", code], env=dict(os.environ, NUMBA_CACHE_DIR=str(tmp_path)), check=True)
+    assert _cache_files(copy) == filled
 
 
-def test_after_the_warmup_the_books_calls_from_python_compile_nothing(tmp_path):
+def test_after_the_warmup_a_notebook_style_fit_compiles_nothing(warmed, tmp_path):
+    """What the set-up command's warm-up compiled is all a later fit needs: a fit on other data, C,
+    loss and epsilon, with a trace, adds no file to the cache."""
+    _compiles_nothing_after_the_warmup(warmed, tmp_path, (
+        "import numpy as np, svmlab; from svmlab import datasets; x, z = datasets.make_noisy_line(); "
+        "m = svmlab.LinearSVR(C=3.0, epsilon=0.2, loss='squared_epsilon_insensitive', trace=True)"
+        ".fit(x[:, None], z); m.predict(x[:, None]); m.score(x[:, None], z)"))
+
+
+def test_after_the_warmup_the_books_calls_from_python_compile_nothing(warmed, tmp_path):
     """The solvers inline the objective's small kernels and SMO's pair step (CONTRIBUTING.md), so a
-    fit no longer compiles them apart; the book calls them from Python, directly and through
-    SVMProblem and SVRProblem, and the warm-up's LinearSVM and LinearSVR jobs make those calls
-    too (book_calls, evaluate_problem). Other data, C, loss and bias then add no file to the cache."""
-    env = dict(os.environ, NUMBA_CACHE_DIR=str(tmp_path))
-    warm = ("import numpy as np, svmlab; from svmlab import warmup; X = np.arange(12.0).reshape(6, 2); "
-            "warmup.evaluate_problem(svmlab.SVMProblem(X, np.repeat([-1.0, 1.0], 3), 1.0, 'hinge', 'free')); "
-            "warmup.evaluate_problem(svmlab.SVRProblem(X, X[:, 0], 1.0, 0.1, bias='free')); warmup.book_calls()")
-    subprocess.run([sys.executable, "-c", warm], env=env, check=True)
-    filled = _cache_files(tmp_path)
-    assert any(f.endswith(".nbi") for f in filled)
-    later = ("import numpy as np, svmlab; from svmlab import datasets; X, y = datasets.make_toy(50); a = np.full(50, 0.3); "
-             "[(p.primal(np.ones(2), 0.5), p.dual(a), p.gap(a), p.gradient(a), p.projected_gradient(a), p.kkt_violation(a)) "
-             "for p in (svmlab.SVMProblem(X, y, 2.0, 'squared_hinge', 'regularized'), "
-             "svmlab.SVRProblem(X, X[:, 1], 2.0, 0.2, 'squared_epsilon_insensitive', 'none'))]; "
-             "from svmlab import objective as o; from svmlab.solvers import smo; "
-             "[(o.loss(m, o.SQUARED_HINGE), o.diag(2.0, o.HINGE), o.upper(2.0, o.SQUARED_HINGE)) for m in X[:, 0]]; "
-             "smo.pair_step(0.0, 1.0, -1.0, -1.0, 2.0, 2.0, 0.3, -0.2, 1.5)")
-    subprocess.run([sys.executable, "-c", later], env=env, check=True)
-    assert _cache_files(tmp_path) == filled
+    fit does not compile them apart; the book calls them from Python, directly and through
+    SVMProblem and SVRProblem, and the warm-up makes those calls too (book_calls, evaluate_problem)."""
+    _compiles_nothing_after_the_warmup(warmed, tmp_path, (
+        "import numpy as np, svmlab; from svmlab import datasets; X, y = datasets.make_toy(50); a = np.full(50, 0.3); "
+        "[(p.primal(np.ones(2), 0.5), p.dual(a), p.gap(a), p.gradient(a), p.projected_gradient(a), p.kkt_violation(a)) "
+        "for p in (svmlab.SVMProblem(X, y, 2.0, 'squared_hinge', 'regularized'), "
+        "svmlab.SVRProblem(X, X[:, 1], 2.0, 0.2, 'squared_epsilon_insensitive', 'none'))]; "
+        "from svmlab import objective as o; from svmlab.solvers import smo; "
+        "[(o.loss(m, o.SQUARED_HINGE), o.diag(2.0, o.HINGE), o.upper(2.0, o.SQUARED_HINGE)) for m in X[:, 0]]; "
+        "smo.pair_step(0.0, 1.0, -1.0, -1.0, 2.0, 2.0, 0.3, -0.2, 1.5)"))
 
 
-def test_after_the_warmup_the_options_that_compile_other_code_compile_nothing(tmp_path):
+def test_after_the_warmup_the_options_that_compile_other_code_compile_nothing(warmed, tmp_path):
     """The warm-up also fits the options whose code a default fit does not compile (VARIANTS):
     SDCA's averaged output and ASDCA, each with and without a trace, as chapter 6 fits them."""
-    env = dict(os.environ, NUMBA_CACHE_DIR=str(tmp_path))
-    warm = "from svmlab import warmup; warmup.fit_one('LinearSVM', 'sdca', 'dense')"
-    subprocess.run([sys.executable, "-c", warm], env=env, check=True)
-    filled = _cache_files(tmp_path)
-    later = ("import warnings, svmlab; from svmlab import datasets; X, y = datasets.make_toy(300); "
-             "warnings.simplefilter('ignore'); "
-             "[svmlab.LinearSVM(solver='sdca', C=2.0, max_iter=3, trace=t, **o).fit(X, y) for t in (True, False) "
-             "for o in (dict(output='average'), dict(accelerated=True, smoothing=0.5))]")
-    subprocess.run([sys.executable, "-c", later], env=env, check=True)
-    assert _cache_files(tmp_path) == filled
+    _compiles_nothing_after_the_warmup(warmed, tmp_path, (
+        "import warnings, svmlab; from svmlab import datasets; X, y = datasets.make_toy(300); "
+        "warnings.simplefilter('ignore'); "
+        "[svmlab.LinearSVM(solver='sdca', C=2.0, max_iter=3, trace=t, **o).fit(X, y) for t in (True, False) "
+        "for o in (dict(output='average'), dict(accelerated=True, smoothing=0.5))]"))
 
 
 def test_the_warmup_compiles_the_threaded_loops_of_every_solver_that_has_them():
