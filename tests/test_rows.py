@@ -2,11 +2,12 @@
 
 import numpy as np
 import pytest
+import scipy.sparse as sp
 from numba import njit
 from numba.core.errors import TypingError
 
 from svmlab.reference.rows import dot
-from svmlab.rows import row_dot
+from svmlab.rows import as_rows, row_dot, spectral_norm_sq
 
 
 @njit
@@ -48,3 +49,21 @@ def test_strided_vectors_are_refused_at_compile_time():
     X, w = np.ones((2, 8)), np.ones(18)[::2]
     with pytest.raises(TypingError):
         _row_dot(X, 0, w, 0.0)
+
+
+@pytest.mark.parametrize("shape", [(60, 3), (3, 60), (400, 120), (120, 400), (1200, 1100)])
+@pytest.mark.parametrize("B", [0.0, 1.0, 2.5])
+def test_spectral_norm_sq_is_the_largest_eigenvalue_with_the_bias_column(shape, B):
+    """Exact (the small Gram matrix) for a dense side of at most 1000, power iteration beyond it
+    and for CSR; each against LAPACK's norm of X with the bias column appended."""
+    X = np.random.default_rng(sum(shape)).normal(size=shape)
+    A = np.hstack([X, np.full((shape[0], 1), B)])
+    exact = np.linalg.norm(A, 2) ** 2
+    assert spectral_norm_sq(X, B) == pytest.approx(exact, rel=1e-12 if min(A.shape) <= 1000 else 1e-3)
+    assert spectral_norm_sq(as_rows(sp.csr_matrix(X)), B) == pytest.approx(exact, rel=1e-3)
+
+
+def test_spectral_norm_sq_of_huge_data_is_inf_and_of_zero_data_zero():
+    X = np.full((5, 3), 1e200)
+    assert spectral_norm_sq(X, 1.0) == np.inf and spectral_norm_sq(np.zeros((5, 3)), 1.0) == 5.0
+    assert spectral_norm_sq(np.zeros((5, 3)), 0.0) == 0.0

@@ -7,8 +7,9 @@ Minimises f(alpha) = -D(alpha) = 1/2 alpha' Q-bar alpha - e' alpha over the feas
 The feasible set is the box 0 <= alpha <= U, and with a free bias also the hyperplane
 sum_i y_i alpha_i = 0 (the projection onto both is found by bisection on the multiplier of
 the hyperplane). One epoch is one gradient, a pass over the data (linear: w = X'(alpha y),
-then X w) or over Q (kernel). L comes from power iteration; should it under-estimate and f
-rise, L is doubled and the step retried, so f never increases.
+then X w) or over Q (kernel). L comes from :func:`svmlab.rows.spectral_norm_sq` (exact to
+rounding for a side of at most 1000, else power iteration, as for Q); should it under-estimate
+and f rise, L is doubled and the step retried, so f never increases.
 
 Stops when the KKT violation (:func:`svmlab.objective.kkt_violation`) is at most ``tol``.
 """
@@ -21,7 +22,7 @@ from .. import objective as obj
 from .. import trace
 from ..jit import njit
 from ..kernels import kernel_matrix
-from ..rows import assign, axpy, dot, matvec, multiply, rmatvec, spectral_norm_sq
+from ..rows import assign, axpy, dot, matvec, multiply, power_iteration, rmatvec, spectral_norm_sq
 from . import SolverResult
 from .coordinate import box, primal_size
 
@@ -83,7 +84,9 @@ def start_kernel(problem, stop, buf, rng, alpha0=None):
     """A kernel: builds Q_ij = y_i y_j K(x_i, x_j) (n x n, stored); ``free`` adds the free bias."""
     X, kernel, y, Ci, code, free = problem
     Q = y[:, None] * kernel_matrix(kernel, X, X) * y[None, :]
-    L = _positive(np.sqrt(spectral_norm_sq(Q, 0.0)) + _max_diag(Ci, code))
+    # lambda_max(Q) is the root of lambda_max(Q' Q = Q^2); power iteration's Q^2 overflows to inf
+    # for a Q past 1e154, which _positive refuses with a clear error
+    L = _positive(np.sqrt(power_iteration(Q, 0.0)) + _max_diag(Ci, code))
     return State(Form(Q, y, Ci, code, 0.0, True, y if free else None), stop, L, trace.used(buf), alpha0)
 
 
