@@ -49,7 +49,9 @@ f(alpha) = 1/2 alpha' Q alpha + p' alpha.
 A run is a state (:func:`start`, :func:`start_regression`) that :func:`svmlab.solvers.slices.run`
 advances in slices of pair updates, so that Ctrl-C interrupts it and ``callback`` sees it;
 slicing does not change the iterates. ``alpha0`` (warm_start) starts it from a previous
-alpha, made feasible for the new box (:func:`svmlab.solvers.dual_state.start_from`).
+alpha, made feasible for the new box (:func:`svmlab.solvers.dual_state.start_from`): a kernel
+called apart after the run's start at 0, so that one compiled ``_advance`` serves cold and warm
+starts (a warm start compiled a second one: 15 s for SMO on a 2-core Xeon).
 
 Units: one step is one pair update (the state's ``unit``, "pair update"); ``max_iter``
 counts epochs of n updates (2n for SVR), so the solver stops after max_iter * n updates, and
@@ -73,7 +75,7 @@ from ..kernel_rows import prepare
 from ..threads import best_time, min_part, part, worth_splitting
 from . import FREE_BIAS, SELECTIONS, SolverResult, qmatrix, slices
 from .dual_state import (LOW, UP, DualRun, Problem, begin, held_cache, n_support, new_scratch, new_state,
-                         reconstruct_gradient, record_row, row_due, set_alpha, update_gradient_bar)
+                         reconstruct_gradient, record_row, row_due, set_alpha, start_from, update_gradient_bar)
 from .kernel_cache import EVALUATIONS, HITS, LENGTH, MISSES, PLACES, fit_to_active, new_generation, place
 from .qmatrix import q_column
 
@@ -180,18 +182,18 @@ class State(DualRun):
     def __init__(self, prob, rule, buf, sc, pairs, hold, alpha0):
         super().__init__(hold)
         self.prob, self.rule, self.buf, self.sc, self.pairs = prob, rule, buf, sc, pairs
-        self.alpha0 = None if alpha0 is None else np.asarray(alpha0, dtype=np.float64)
         n = prob.p.shape[0]
         self.act = new_packed(n)
         self.st, self.loop = new_state(prob), np.array([n, 0, min(n, SHRINK_EVERY) + 1, 0, 0], dtype=np.int64)
-        self._slice(0)  # begins the run (dual_state.begin)
+        self._slice(0)  # begins the run at alpha = 0 (dual_state.begin)
+        if alpha0 is not None:
+            start_from(self.st, prob, np.asarray(alpha0, dtype=np.float64), sc.work)
         if prob.Q.kr.threads is not None:
             self.rule = rule._replace(split=_loop_split(self.act, prob.Q))
         trace.start_after(buf)  # the set-up is done and nothing is recorded yet
 
     def _slice(self, budget):
-        return _advance(self.prob, self.rule, self.st, self.act, self.loop, self.buf, self.pairs, self.sc, self.alpha0,
-                        budget)
+        return _advance(self.prob, self.rule, self.st, self.act, self.loop, self.buf, self.pairs, self.sc, budget)
 
     def status(self):
         return self.loop[UPDATES], self.loop[ACTIVE], np.nan
@@ -222,13 +224,13 @@ def _loop_split(act, Q):
 
 
 @without_refcounts
-def _advance(prob, rule, st, act, loop, buf, pairs, sc, alpha0, budget):
+def _advance(prob, rule, st, act, loop, buf, pairs, sc, budget):
     """At most ``budget`` pair updates, after the run's start in its first slice (``budget`` 0 for
     the start alone); returns (updates run, finished)."""
     Q = prob.Q
     n = Q.s.shape[0]
     if loop[BEGUN] == 0:
-        begin(st, prob, rule.seed, alpha0, sc.work)
+        begin(st, prob, rule.seed, None, sc.work)
         loop[BEGUN] = 1
     active_size, unshrunk, counter, updates = loop[ACTIVE], loop[UNSHRUNK] != 0, loop[COUNTER], loop[UPDATES]
     first = updates
