@@ -37,7 +37,7 @@ class SVMProblem:
     def __init__(self, X, y, C=1.0, loss="hinge", bias="none", intercept_scaling=1.0,
                  kernel=None, gamma="scale", degree=3, coef0=0.0):
         self.X = check_array(X)
-        self.y = np.ascontiguousarray(y, dtype=np.float64)  # one compiled signature, whatever the caller's layout
+        self.y = np.asarray(y, dtype=np.float64, order="C")  # one compiled signature, whatever the caller's layout
         if self.y.shape != (self.X.shape[0],) or not np.isin(self.y, (-1.0, 1.0)).all():
             raise ValueError("y must hold one label in {-1, +1} per row of X.")
         self.C = np.broadcast_to(np.asarray(C, dtype=np.float64), self.y.shape).copy()
@@ -168,7 +168,7 @@ class SVRProblem:
     def __init__(self, X, z, C=1.0, epsilon=0.1, loss="epsilon_insensitive", bias="none",
                  intercept_scaling=1.0, kernel=None, gamma="scale", degree=3, coef0=0.0):
         self.X = check_array(X)
-        self.z = np.ascontiguousarray(z, dtype=np.float64)  # as SVMProblem's y
+        self.z = np.asarray(z, dtype=np.float64, order="C")  # as SVMProblem's y
         if self.z.shape != (self.X.shape[0],) or not np.isfinite(self.z).all():
             raise ValueError("z must hold one finite target per row of X.")
         self.C = np.broadcast_to(np.asarray(C, dtype=np.float64), self.z.shape).copy()

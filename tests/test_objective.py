@@ -126,6 +126,10 @@ def test_problem_rejects_bad_input(data):
         svmlab.SVMProblem(X, y, bias="sometimes")
     with pytest.raises(ValueError, match="-1, \\+1"):
         svmlab.SVMProblem(X, (y > 0).astype(float))
+    with pytest.raises(ValueError, match="one label"):  # a scalar is not a label per row, even of one row
+        svmlab.SVMProblem(X[:1], 1.0)
+    with pytest.raises(ValueError, match="one finite target"):
+        svmlab.SVRProblem(X[:1], 0.5)
     with pytest.raises(ValueError, match="C must be positive"):
         svmlab.SVMProblem(X, y, C=-1.0)
     with pytest.raises(ValueError, match="alpha must have one entry per sample"):
