@@ -9,10 +9,13 @@ an unanswered placeholder that Run All reports as not answered.
 """
 
 import contextlib
+import importlib
+import inspect
 import io
 import json
 import os
 import re
+import tokenize
 from pathlib import Path
 
 import numpy as np
@@ -88,6 +91,26 @@ def test_check_accepts_the_worked_answer_and_refuses_wrong_ones(worked, exercise
             if exercises.is_number(value) and value not in (0, 1):
                 for shown in (f"{value}", f"{value:.6g}", f"{value:.4f}", f"{value:.3g}"):
                     assert shown not in line, f"{exercise_id}'s hint shows the answer: {line}"
+
+
+def _computed_numbers_in(right):
+    """The computed floats of a worked answer (a number, or those of a tuple, as 9.2's pair): those with
+    more than 3 significant digits. A short one (0.5, 0.025) is the end of a derivation on the prompt's
+    own short numbers, which the check's source must hold."""
+    values = [v for v in right if isinstance(v, float)] if isinstance(right, tuple) else [right]
+    return [float(v) for v in values if exercises.is_number(v) and float(f"{v:.3g}") != v]
+
+
+@pytest.mark.parametrize("exercise_id", all_ids())
+def test_the_checks_source_does_not_hold_the_answer(worked, exercise_id):
+    """A reader may open svmlab/exercises: no number written there is a computed answer, its negative or
+    that answer to 3 digits or more (a wrong answer derived from the right one is computed: ``derived=``)."""
+    module = importlib.import_module(f"svmlab.exercises.{exercises._module_name(exercise_id)}")
+    tokens = tokenize.generate_tokens(io.StringIO(inspect.getsource(module)).readline)
+    written = [float(t.string) for t in tokens if t.type == tokenize.NUMBER and not t.string.endswith("j")]
+    for value in _computed_numbers_in(worked[exercise_id]):
+        near = [w for w in written if abs(abs(w) - abs(value)) <= 1e-3 * abs(value)]
+        assert not near, f"{exercise_id}: the source of its check writes {near}, the answer {value:.3g} or near it"
 
 
 @pytest.mark.parametrize("exercise_id", ["1.1", "2.3", "3.2", "9.2", "10.1", "10.3"])

@@ -14,8 +14,9 @@ An exercise cell in a chapter ends with ``check("3.2", answer)``, where ``answer
 A check returns ``None`` when the answer is right and a hint otherwise; it may raise, and
 :func:`check` reports that in one line too. ``wrong`` lists answers that must be refused
 (each one an answer as a reader would give it: a number, an array, a function for a coding
-exercise): ``tests/test_exercises.py`` runs every check on them and on the worked answer, so
-no check can pass on anything.
+exercise; ``derived=`` a function returning those computed from the right answer, so that the
+source does not show it): ``tests/test_exercises.py`` runs every check on them and on the worked
+answer, so no check can pass on anything.
 
 Worked answers live in ``notebooks/solutions/``, one notebook per chapter, each cell ending
 in ``assert check("3.2", answer)``; Run All of a chapter never executes them.
@@ -29,16 +30,18 @@ import numpy as np
 
 __all__ = ["check", "exercise", "close"]
 
-_CHECKS = {}  # id -> (check function, wrong answers)
+_CHECKS = {}  # id -> (check function, wrong answers, function of derived wrong answers or None)
 
 
-def exercise(exercise_id, wrong):
-    """Register the decorated function as the check of ``exercise_id`` (e.g. "3.2")."""
+def exercise(exercise_id, wrong, derived=None):
+    """Register the decorated function as the check of ``exercise_id`` (e.g. "3.2"). ``derived``, if
+    given, returns more wrong answers computed from the right one (its sign flipped, its value
+    rounded, an unconverged fit's): they are not written in the source, which would give the answer away."""
     if not wrong:
         raise ValueError(f"exercise {exercise_id}: give at least one wrong answer to test the check with.")
 
     def register(function):
-        _CHECKS[exercise_id] = (function, list(wrong))
+        _CHECKS[exercise_id] = (function, list(wrong), derived)
         return function
     return register
 
@@ -48,8 +51,8 @@ def _module_name(exercise_id):
     return f"ch{int(chapter):02d}" if chapter.isdigit() else f"appendix_{chapter.lower()}"
 
 
-def registered(exercise_id):
-    """(check, wrong answers) of an exercise, importing its chapter's module on first use."""
+def _entry(exercise_id):
+    """The registry's entry of an exercise, importing its chapter's module on first use."""
     if exercise_id not in _CHECKS:
         try:
             import_module(f"{__name__}.{_module_name(exercise_id)}")
@@ -58,6 +61,12 @@ def registered(exercise_id):
     if exercise_id not in _CHECKS:
         raise ValueError(f"There is no exercise {exercise_id!r}; check the number in the cell.")
     return _CHECKS[exercise_id]
+
+
+def registered(exercise_id):
+    """(check, wrong answers) of an exercise, the derived wrong answers computed and appended."""
+    function, wrong, derived = _entry(exercise_id)
+    return function, wrong + (list(derived()) if derived else [])
 
 
 def all_ids():
@@ -71,7 +80,7 @@ def all_ids():
 
 def check(exercise_id, answer):
     """Print one line on ``answer`` to exercise ``exercise_id``; return whether it is right."""
-    function, _ = registered(exercise_id)
+    function = _entry(exercise_id)[0]
     if answer is None or answer is Ellipsis:
         print(f"Exercise {exercise_id}: not answered yet (replace None with your answer).")
         return False

@@ -86,7 +86,13 @@ def _(answer):
     return None
 
 
-@exercise("A.4", wrong=[11313 * 5, 1257 * 45, 1257])
+def _pair_count_slips():
+    n, K = len(digits()[2]), _classes()
+    return [n * K * (K - 1) // 2,   # every sample in every one-vs-one problem
+            n]                      # every sample once
+
+
+@exercise("A.4", wrong=[0, 1.5], derived=_pair_count_slips)
 def _(answer):
     n, K = len(digits()[2]), _classes()
     if not is_number(answer):

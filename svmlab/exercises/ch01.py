@@ -11,12 +11,23 @@ from . import close, exercise, fit_quietly, is_number, rounded, toy
 CS = 10.0 ** np.arange(-3.0, 1.5, 0.5)  # the grid of exercise 1.4
 
 
-@exercise("1.1", wrong=[0.0, 1.1207, 2.5, -1.4006])
-def _(answer):
+@lru_cache(maxsize=1)
+def _margin_fit():
+    """(|w|, b) of exercise 1.1's fit: subgradient descent on the toy data."""
     Xs, ys = toy(400)
     model = fit_quietly(LinearSVM(C=1.0, solver="subgradient", tol=1e-2, max_iter=20000), Xs, ys)
-    w, b = model.coef_.ravel(), model.intercept_[0]
-    norm = np.linalg.norm(w)
+    return np.linalg.norm(model.coef_.ravel()), model.intercept_[0]
+
+
+def _margin_slips():
+    norm, b = _margin_fit()
+    return [2.0 / norm,   # the band between f = +-1
+            b / norm]     # the signed distance
+
+
+@exercise("1.1", wrong=[0.0, 2.5], derived=_margin_slips)
+def _(answer):
+    norm, b = _margin_fit()
     if close(answer, 2.0 / norm, rtol=1e-3):
         return ("that is the width of the band between the margin hyperplanes f = +-1; the question is where the "
                 "boundary f = 0 lies")

@@ -14,21 +14,30 @@ C_101 = 0.1  # 10.1: the Newton step at w = 0, feature 0, breast cancer without 
 C_102, EPOCHS_102 = 0.5, 5  # 10.2: DCD with indices drawn with replacement
 
 
-@exercise("10.1", wrong=[10.0, -1.0, 0.0,
-                         -0.6997774826115091,   # the step along the derivative (wrong sign)
-                         0.34988874130575454,   # P'_j without the square's factor 2, P''_j with it
-                         0.693734499169268,     # a 1/2 on the loss: both derivatives halved
-                         0.7059266696291848])   # P''_j without the regulariser's 1
+def _derivatives():
+    """(P'_j, P''_j) of exercise 10.1 at w = 0: every margin is 0 < 1, so every sample is in I."""
+    X, y = datasets.load_breast_cancer()
+    x = X[:, 0]
+    return -2.0 * C_101 * np.sum(y * x), 1.0 + 2.0 * C_101 * np.sum(x * x)
+
+
+def _newton_slips():
+    first, second = _derivatives()
+    plain = second - 1.0
+    return [first / second,                     # the step along the derivative (wrong sign)
+            -0.5 * first / second,              # P'_j without the square's factor 2, P''_j with it
+            -0.5 * first / (1.0 + plain / 2),   # a 1/2 on the loss: both derivatives halved
+            -first / plain]                     # P''_j without the regulariser's 1
+
+
+@exercise("10.1", wrong=[10.0, -1.0, 0.0], derived=_newton_slips)
 def _(answer):
     if not is_number(answer):
         return "give one number: the Newton step z_N = -P'_j / P''_j."
-    X, y = datasets.load_breast_cancer()
-    x = X[:, 0]
-    first = -2.0 * C_101 * np.sum(y * x)  # every margin is 0 < 1 at w = 0, so every sample is in I
-    second = 1.0 + 2.0 * C_101 * np.sum(x * x)
+    first, second = _derivatives()
     if close(answer, -first, rtol=1e-6) or close(answer, first, rtol=1e-6):
         return "that is the first derivative alone; Newton divides it by the second derivative."
-    half_second = 1.0 + C_101 * np.sum(x * x)  # P''_j with the square's factor 2 lost
+    half_second = 1.0 + (second - 1.0) / 2  # P''_j with the square's factor 2 lost
     if any(close(answer, z, rtol=1e-6) for z in (-first / half_second, -0.5 * first / half_second,
                                                  -0.5 * first / second)):
         return "redo the derivatives of the squared terms C (1 - m_i)^2 (chain rule), in P'_j and in P''_j alike."
@@ -99,18 +108,22 @@ def _(answer):
     return None
 
 
-@lru_cache(maxsize=1)
-def _wide_optimum():
+@lru_cache(maxsize=None)
+def _wide_optimum(tol=1e-10):
+    """P at the linear DCD fit of exercise 10.3's wide problem at ``tol``: P* at the prompt's 1e-10."""
     X, y = datasets.make_random(n_samples=200, n_features=5000, random_state=0)
-    model = fit_quietly(LinearSVM(solver="dcd", C=1.0, fit_intercept=False, tol=1e-10, max_iter=20_000,
+    model = fit_quietly(LinearSVM(solver="dcd", C=1.0, fit_intercept=False, tol=tol, max_iter=20_000,
                                   random_state=0), X, y)
     return SVMProblem(X, y, C=1.0).primal(model.coef_)
 
 
-@exercise("10.3", wrong=[200.0, 0.0, 1.0,
-                         0.020003,              # P* rounded to 5 digits
-                         0.02000509257678214,   # LinearSVM at tol=1e-6: not converged to 5 digits
-                         0.020150699844224445])  # LinearSVM at its default tol=1e-4
+def _wide_slips():
+    return [float(f"{_wide_optimum():.5g}"),   # P* rounded to 5 digits
+            _wide_optimum(1e-6),               # not converged to 5 digits
+            _wide_optimum(1e-4)]               # at LinearSVM's default tol
+
+
+@exercise("10.3", wrong=[200.0, 0.0, 1.0], derived=_wide_slips)
 def _(answer):
     if not is_number(answer):
         return "give one number: the optimal primal value P* of the wide problem."
@@ -123,20 +136,24 @@ def _(answer):
             "kernel='linear').primal_at(model.alpha_); compare it with the linear fit's primal value.")
 
 
-@lru_cache(maxsize=1)
-def _price_of_no_bias():
+@lru_cache(maxsize=None)
+def _price_of_no_bias(tol=1e-8):
+    """P*(no bias) - P*(free bias) of exercise 10.4, both fitted at ``tol`` (the prompt's: 1e-8)."""
     X, y = toy(500)
-    smo = fit_quietly(KernelSVM(solver="smo", C=1.0, tol=1e-8, max_iter=10_000), X, y)
+    smo = fit_quietly(KernelSVM(solver="smo", C=1.0, tol=tol, max_iter=10_000), X, y)
     free = SVMProblem(X, y, C=1.0, kernel="rbf", bias="free").primal_at(smo.alpha_)
-    none = fit_quietly(KernelSVM(solver="dcd", C=1.0, fit_intercept=False, tol=1e-8, max_iter=10_000,
+    none = fit_quietly(KernelSVM(solver="dcd", C=1.0, fit_intercept=False, tol=tol, max_iter=10_000,
                                  random_state=0), X, y)
     return SVMProblem(X, y, C=1.0, kernel="rbf", bias="none").primal_at(none.alpha_) - free
 
 
-@exercise("10.4", wrong=[0.0, -1.0, 100.0,
-                         -0.03321741637033426,  # P*(free bias) - P*(no bias)
-                         0.0332,                # rounded to 3 digits (was accepted with rtol=1e-3)
-                         0.03311477281027919])  # both fitted at tol=1e-4, not tightly
+def _price_slips():
+    return [-_price_of_no_bias(),                      # P*(free bias) - P*(no bias)
+            float(f"{_price_of_no_bias():.3g}"),       # rounded to 3 digits
+            _price_of_no_bias(1e-4)]                   # both fitted at tol=1e-4, not tightly
+
+
+@exercise("10.4", wrong=[0.0, -1.0, 100.0], derived=_price_slips)
 def _(answer):
     if not is_number(answer):
         return "give one number: P*(no bias) - P*(free bias)."
