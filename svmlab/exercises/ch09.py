@@ -2,8 +2,9 @@
 
 import numpy as np
 
-from .. import LinearSVR
+from .. import LinearSVR, SVRProblem
 from ..datasets import make_noisy_line
+from ..reference.svr import dcd_svr
 from . import close, exercise, fit_quietly, is_number, rounded
 
 # exercise 9.1: one DCD step at beta_i = 0 with G = -1.5, H = 2, epsilon = 0.5, U = 1
@@ -95,15 +96,11 @@ def _reader_cases(rng, n=200):
         yield float(rng.normal(0, 2)), h, float(rng.uniform(-u, u)) * (k % 3 != 0), float(rng.uniform(0, 1.5)), u
 
 
-@exercise("9.3", wrong=[lambda g, h, beta, epsilon, u: float(np.clip(beta - g / max(h, 1e-12), -u, u)),
-                        lambda g, h, beta, epsilon, u: float(np.clip(beta - (g + epsilon) / max(h, 1e-12), -u, u)),
-                        lambda g, h, beta, epsilon, u: 0.0])
-def _(answer):
-    if not callable(answer):
-        return "give a function step(G, H, beta, epsilon, U) returning the new beta_i"
-    rng = np.random.default_rng(9)
-    for g, h, beta, epsilon, u in _reader_cases(rng):
-        t = float(answer(g, h, beta, epsilon, u))
+def _step_problem(step):
+    """Why ``step`` is not exercise 9.3's step, or None: on random subproblems it must return a point
+    of [-U, U] whose phi is no larger than the least of the candidates'."""
+    for g, h, beta, epsilon, u in _reader_cases(np.random.default_rng(9)):
+        t = float(step(g, h, beta, epsilon, u))
         best = best_of_candidates(g, h, beta, epsilon, u)
         if not (-u - 1e-12 <= t <= u + 1e-12):
             return "the new beta_i must stay in [-U, U]"
@@ -111,6 +108,44 @@ def _(answer):
             kind = "H = 0 (a piecewise linear subproblem)" if h == 0 else ("a step that crosses t = 0"
                                                                              if best * beta < 0 else "some cases")
             return f"your step does not minimise phi for {kind}; look at each side of the kink separately"
+    return None
+
+
+# exercise 9.3's DCD loop: section 9.4's problem, the noisy line with C = 1, epsilon = 0.3 and the bias as
+# a feature B = 1; _EARLY is the beta of a right loop stopped after 20 epochs instead of 2000
+_X_LINE, _Z_LINE = make_noisy_line()
+_N_LINE = _Z_LINE.shape[0]
+_EARLY = np.array(dcd_svr(_X_LINE[:, None], _Z_LINE, C=1.0, epsilon=0.3, B=1.0, tol=0.0, max_iter=20)[0])
+
+
+@exercise("9.3", wrong=[(lambda g, h, beta, epsilon, u: float(np.clip(beta - g / max(h, 1e-12), -u, u)), _EARLY),
+                        (lambda g, h, beta, epsilon, u: float(np.clip(beta - (g + epsilon) / max(h, 1e-12), -u, u)),
+                         _EARLY),
+                        (lambda g, h, beta, epsilon, u: 0.0, np.zeros(_N_LINE)),
+                        (best_of_candidates, np.zeros(_N_LINE)),        # a right step, the loop not run
+                        (best_of_candidates, _EARLY),                   # stopped after 20 epochs
+                        (best_of_candidates, _EARLY[:-1]),              # one coordinate short
+                        best_of_candidates])                            # the function alone
+def _(answer):
+    if not (isinstance(answer, tuple) and len(answer) == 2 and callable(answer[0])):
+        return "give the pair (step, beta): your function step(G, H, beta, epsilon, U), then the beta of your DCD loop"
+    step, beta = answer
+    wrong_step = _step_problem(step)
+    if wrong_step:
+        return wrong_step
+    try:
+        beta = np.asarray(beta, dtype=float)
+    except (TypeError, ValueError):
+        return "beta must be an array of numbers, one per sample of the noisy line"
+    if beta.shape != (_N_LINE,):
+        return f"beta must have one entry per sample of the noisy line ({_N_LINE}), not shape {beta.shape}"
+    if np.any(np.abs(beta) > 1.0 + 1e-12):
+        return "every beta_i must stay in [-C, C] = [-1, 1]"
+    gap = SVRProblem(_X_LINE[:, None], _Z_LINE, C=1.0, epsilon=0.3, bias="regularized").gap(beta)
+    if not gap < 1e-6:
+        return (f"the duality gap at your beta is {gap:.1e}, not below 1e-6: run 2000 epochs in index order, "
+                "each step followed by its update of w = sum_j beta_j x_j (section 9.4), with the bias feature "
+                "B = 1 in every x_i and in H")
     return None
 
 
