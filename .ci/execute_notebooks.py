@@ -15,7 +15,7 @@ from nbclient import NotebookClient
 
 WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
 KERNELSPEC = {"display_name": "Python 3 (ipykernel)", "language": "python", "name": "python3"}  # as JupyterLab writes it
-WIDGET_NOTE = "Run this cell in Jupyter to use the slider; the static figure above shows the same plot."
+WIDGET_NOTE = "Run this cell in Jupyter to use the slider; a static figure above draws the same kind of plot."
 
 
 def execute(path, timeout=300):
