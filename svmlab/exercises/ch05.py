@@ -4,7 +4,7 @@ import numpy as np
 
 from ..kernels import kernel_matrix, make_kernel
 from ..reference import smo as reference
-from . import close, exercise, is_number
+from . import close, exercise, is_number, is_rounding, rounded
 
 # exercise 5.1: a pair at alpha_i = 0.7, alpha_j = 0.2, C = 1, y_i = +1, y_j = -1
 ALPHA_I, ALPHA_J, C, Y_I, Y_J = 0.7, 0.2, 1.0, 1.0, -1.0
@@ -28,10 +28,10 @@ def _(answer):
     return None
 
 
-@exercise("5.2", wrong=["free", "neither", "both", 1])
+@exercise("5.2", wrong=["free", "neither", "both", "none", 1])
 def _(answer):
-    if answer not in ("free", "none", "neither"):
-        return 'answer "free", "none" or "neither"'
+    if answer not in ("free", "bias-free", "neither"):
+        return 'answer "free", "bias-free" or "neither"'
     if answer == "neither":
         return "section 5.8 prints one data set; compare the feasible sets of the two duals"
     if answer == "free":
@@ -99,6 +99,8 @@ def _(answer):
         return "give the ratio of two update counts, a positive number"
     if close(answer, 1.0 / updates_ratio()):
         return "the other way round: tol=1e-6's updates divided by tol=1e-2's"
+    if is_rounding(answer, updates_ratio()):
+        return rounded()
     if not close(answer, updates_ratio()):
         return "run reference.smo on the Q of the cell twice, tol=1e-2 and tol=1e-6, and divide the third outputs"
     return None
