@@ -44,19 +44,29 @@ def _(answer):
     return None
 
 
+def _through_the_model(coef, intercept, classes, X):
+    """The fitted model's own predictions looked up in ``classes``: right only while the labels are positions."""
+    return classes[digits()[4].predict(X)]
+
+
 def _positions(coef, intercept, classes, X):
     """The argmax alone: positions in ``classes``, which equal the digits' labels only by chance."""
     return np.argmax(X @ coef.T + intercept, axis=1)
 
 
-@exercise("A.2", wrong=[_positions, lambda coef, intercept, classes, X: np.zeros(X.shape[0]), "predict"])
+@exercise("A.2", wrong=[_positions, lambda coef, intercept, classes, X: np.zeros(X.shape[0]), "predict",
+                        _through_the_model])
 def _(answer):
     if not callable(answer):
         return "the answer is a function my_predict(coef, intercept, classes, X) returning one class per row of X"
     _, X_test, _, _, ovr = digits()
-    index = np.searchsorted(ovr.classes_, ovr.predict(X_test))
-    for classes in (ovr.classes_, ovr.classes_ + 10):  # the digits' labels, then others: a look-up must use classes
-        got = answer(ovr.coef_, ovr.intercept_, classes, X_test)
+    back = np.arange(len(ovr.classes_))[::-1]
+    # the model as fitted, then its classes in reverse order and relabelled (rows of coef and intercept with
+    # them): a look-up must use the arguments, not the digits' labels or the fitted model
+    for coef, intercept, classes in ((ovr.coef_, ovr.intercept_, ovr.classes_),
+                                     (ovr.coef_[back], ovr.intercept_[back], ovr.classes_[back] + 10)):
+        got = answer(coef, intercept, classes, X_test)
+        index = np.argmax(X_test @ coef.T + intercept, axis=1)
         if np.shape(got) != (X_test.shape[0],):
             return f"return one predicted class per row of X ({X_test.shape[0]} for X_test)"
         if np.array_equal(got, index) and not np.array_equal(classes[index], index):
