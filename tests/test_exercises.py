@@ -113,7 +113,7 @@ def test_the_checks_source_does_not_hold_the_answer(worked, exercise_id):
         assert not near, f"{exercise_id}: the source of its check writes {near}, the answer {value:.3g} or near it"
 
 
-@pytest.mark.parametrize("exercise_id", ["1.1", "2.3", "3.2", "9.2", "10.1", "10.3"])
+@pytest.mark.parametrize("exercise_id", ["1.1", "2.3", "2.4", "3.1", "3.2", "5.4", "9.2", "10.1", "10.3"])
 def test_a_rounded_number_is_told_to_give_more_digits(worked, exercise_id):
     right = worked[exercise_id]  # a number, or a pair of numbers (9.2)
     rounded = tuple(float(f"{v:.4g}") for v in right) if isinstance(right, tuple) else float(f"{right:.4g}")

@@ -5,7 +5,7 @@ from functools import lru_cache
 import numpy as np
 
 from .. import KernelSVM, LinearSVM, SVMProblem, datasets, objective
-from . import close, exercise, is_number, rounded
+from . import close, exercise, is_number, is_rounding, rounded
 
 
 def _toy():
@@ -104,6 +104,8 @@ def _(answer):
         return "that is 1/2 b^2; with the feature B the primal penalises the weight of that feature, not b (1.5)"
     if close(answer, 0.5 * (b / B**2) ** 2, rtol=1e-6):
         return "that weight is (2.6) on the augmented data: each term alpha_i y_i x~_i carries the feature's value B"
+    if not close(answer, 0.5 * (b / B) ** 2, rtol=1e-6) and is_rounding(answer, 0.5 * (b / B) ** 2):
+        return rounded()
     if not close(answer, 0.5 * (b / B) ** 2, rtol=1e-6):
         return "the weight of the feature B is the last entry of w(alpha) on [x_i, B] (2.6); the penalty is half its square"
     return None

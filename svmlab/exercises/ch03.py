@@ -23,6 +23,8 @@ def _(answer):
         return "give one number, the new alpha_0"
     if close(answer, min(1.0 / (X[0] @ X[0]), 1.0)):
         return "the bias feature B = 1 belongs to x_0 too: it adds B^2 to Qbar_00"
+    if not close(answer, model.alpha_[0], rtol=1e-8) and is_rounding(answer, model.alpha_[0]):
+        return rounded(8)
     if not close(answer, model.alpha_[0], rtol=1e-8):
         return "at alpha = 0, w = 0 the gradient (3.4) is the same for every i; then clip the vertex to [0, C] by (3.5)"
     return None
@@ -163,6 +165,8 @@ def _(answer):
     expected = _dw_distance()
     if answer < 0:
         return "P* is the optimum: no feasible w has a smaller primal value, so (P - P*) / P* >= 0"
+    if not close(answer, expected, rtol=1e-3, atol=1e-15) and is_rounding(answer, expected, digits=range(1, 3)):
+        return rounded(3)
     if not close(answer, expected, rtol=1e-3, atol=1e-15):
         return "fit with stopping='dw' at tol=1e-3 and C=0.1, then compare its primal with the tight fit's"
     return None

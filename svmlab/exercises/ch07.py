@@ -24,7 +24,7 @@ def _imbalanced_split():
 def _(answer):
     if not is_number(answer):
         return "give one number: the coefficient of the first step's y x in w_(T+1)."
-    expected = 1.0 / (LAM_71 * T_71)  # (1/lam) * prod_{t=2..T} (1 - 1/t) = 1/(lam T)
+    expected = 1.0 / (LAM_71 * T_71)
     if close(answer, 1.0 / LAM_71):
         return "that is its weight in w_2; every later step multiplies it by (1 - 1/t)."
     if close(answer, 1.0 / T_71):
@@ -42,9 +42,18 @@ def _radius_72(y_train, class_weight):
     return float(np.sqrt(sample_C(C_72, class_weight, np.array([-1.0, 1.0]), y_train).sum()))
 
 
-# wrong: no weights (sqrt(n C), also the balanced radius), sum_i C_i without the square root, the
-# weight on the genuine class, the weight on every sample, C left out
-@exercise("7.2", wrong=[37.416573867739416, 1425.2, 118.21505826247349, 118.32159566199232, 119.3817406473871])
+def _radius_slips():
+    _, _, y_train, _ = _imbalanced_split()
+    right = _radius_72(y_train, WEIGHTS_72)
+    n_fraud = int(np.sum(y_train > 0))
+    return [_radius_72(y_train, None),                                  # no weights (also the balanced radius)
+            right ** 2,                                                 # sum_i C_i without the square root
+            _radius_72(y_train, {-1: 10.0}),                            # the weight on the genuine class
+            _radius_72(y_train, {-1: 10.0, 1: 10.0}),                   # the weight on every sample
+            float(np.sqrt(len(y_train) - n_fraud + 10.0 * n_fraud))]    # C left out
+
+
+@exercise("7.2", wrong=[0.0, -1.0], derived=_radius_slips)
 def _(answer):
     if not is_number(answer):
         return "give one number: the radius 1/sqrt(lambda) = sqrt(sum_i C_i)."
@@ -98,6 +107,6 @@ def _(answer):
     expected = np.mean(y_test[flagged] > 0)
     if close(answer, expected, rtol=1e-3):
         return None
-    if is_rounding(answer, expected, digits=range(1, 3)):
-        return rounded(3)
+    if is_rounding(answer, expected, digits=range(1, 4)):
+        return rounded(4)
     return "precision counts the true frauds among the predicted frauds (not among the real ones: that is recall)."
