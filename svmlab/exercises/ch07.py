@@ -38,19 +38,18 @@ def _(answer):
 WEIGHTS_72 = {1: 10.0}
 
 
-def _radius_72(y_train, class_weight):
-    return float(np.sqrt(sample_C(C_72, class_weight, np.array([-1.0, 1.0]), y_train).sum()))
+def _radius_72(y_train, class_weight, C=C_72):
+    return float(np.sqrt(sample_C(C, class_weight, np.array([-1.0, 1.0]), y_train).sum()))
 
 
 def _radius_slips():
     _, _, y_train, _ = _imbalanced_split()
-    right = _radius_72(y_train, WEIGHTS_72)
-    n_fraud = int(np.sum(y_train > 0))
-    return [_radius_72(y_train, None),                                  # no weights (also the balanced radius)
-            right ** 2,                                                 # sum_i C_i without the square root
-            _radius_72(y_train, {-1: 10.0}),                            # the weight on the genuine class
-            _radius_72(y_train, {-1: 10.0, 1: 10.0}),                   # the weight on every sample
-            float(np.sqrt(len(y_train) - n_fraud + 10.0 * n_fraud))]    # C left out
+    weight = WEIGHTS_72[1]
+    return [_radius_72(y_train, None),                              # no weights (also the balanced radius)
+            _radius_72(y_train, WEIGHTS_72) ** 2,                   # sum_i C_i without the square root
+            _radius_72(y_train, {-1: weight}),                      # the weight on the genuine class
+            _radius_72(y_train, {-1: weight, 1: weight}),           # the weight on every sample
+            _radius_72(y_train, WEIGHTS_72, C=1.0)]                 # C left out
 
 
 @exercise("7.2", wrong=[0.0, -1.0], derived=_radius_slips)

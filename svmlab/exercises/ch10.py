@@ -21,13 +21,18 @@ def _derivatives():
     return -2.0 * C_101 * np.sum(y * x), 1.0 + 2.0 * C_101 * np.sum(x * x)
 
 
+def _chain_rule_slips(first, second):
+    """Newton steps with the square's factor 2 lost by the chain rule: in P''_j, in both derivatives
+    (a 1/2 on the loss), in P'_j only."""
+    half_second = 1.0 + (second - 1.0) / 2
+    return [-first / half_second, -0.5 * first / half_second, -0.5 * first / second]
+
+
 def _newton_slips():
     first, second = _derivatives()
-    plain = second - 1.0
-    return [first / second,                     # the step along the derivative (wrong sign)
-            -0.5 * first / second,              # P'_j without the square's factor 2, P''_j with it
-            -0.5 * first / (1.0 + plain / 2),   # a 1/2 on the loss: both derivatives halved
-            -first / plain]                     # P''_j without the regulariser's 1
+    return ([first / second]                            # the step along the derivative (wrong sign)
+            + _chain_rule_slips(first, second)
+            + [-first / (second - 1.0)])                # P''_j without the regulariser's 1
 
 
 @exercise("10.1", wrong=[10.0, -1.0, 0.0], derived=_newton_slips)
@@ -37,9 +42,7 @@ def _(answer):
     first, second = _derivatives()
     if close(answer, -first, rtol=1e-6) or close(answer, first, rtol=1e-6):
         return "that is the first derivative alone; Newton divides it by the second derivative."
-    half_second = 1.0 + (second - 1.0) / 2  # P''_j with the square's factor 2 lost
-    if any(close(answer, z, rtol=1e-6) for z in (-first / half_second, -0.5 * first / half_second,
-                                                 -0.5 * first / second)):
+    if any(close(answer, z, rtol=1e-6) for z in _chain_rule_slips(first, second)):
         return "redo the derivatives of the squared terms C (1 - m_i)^2 (chain rule), in P'_j and in P''_j alike."
     if close(answer, first / second, rtol=1e-6):
         return "check the sign: the step goes against the derivative."
